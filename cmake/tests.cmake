@@ -1,0 +1,54 @@
+# Copyright (c) 2026, purgelab developers. GPLv2 (see COPYING).
+#
+# ctest drives every test of the fork (README: "Tests"):
+#  unit.*       googletest of the fork's C++ logic      (unittest/purgelab)
+#  tools.*      the superbuild's own scripts            (tools/tests)
+#  mtr.*        the fork's mtr suite and upstream mtr tests that must stay
+#               green with the patches, per flavour
+#  package.*    the binary tarball, and the series on top of Debian's patches
+
+# Upstream mtr tests about purge, undo and redo that the patches touch.
+set(PURGELAB_UPSTREAM_MTR_release
+  innodb.purge innodb.purge_secondary innodb.undo_log innodb.undo_truncate
+  innodb.undo_upgrade innodb.innochecksum_undo_page innodb.log_file
+  innodb.log_file_size_online innodb.log_corruption innodb.recovery_shutdown
+  innodb.trx_id_future innodb.xa_recovery innodb.index_vcol_purge_startup
+  innodb.monitor sys_vars.sysvars_innodb
+  sys_vars.innodb_max_purge_lag_delay_basic sys_vars.innodb_max_purge_lag_basic
+  main.mysqld--help)
+# ...and those that need a debug build (have_debug.inc)
+set(PURGELAB_UPSTREAM_MTR_debug
+  innodb.undo_truncate_recover innodb.purge_pessimistic innodb.ddl_purge
+  innodb.instant_alter_purge innodb.undo_space_dblwr innodb.max_trx_no_recovery
+  innodb.log_file_size innodb.innodb-index-online-purge
+  innodb.undo_upgrade_debug sys_vars.sysvars_innodb)
+
+set(mtr_common --force --max-test-fail=0 --retry=0 --parallel=${PURGELAB_JOBS}
+  --mysqld=--loose-innodb-buffer-pool-size=64M)
+
+foreach(flavour IN LISTS PURGELAB_FLAVOURS)
+  set(mtr_dir ${CMAKE_BINARY_DIR}/${flavour}/mysql-test)
+  # the fork's own suite runs on every flavour
+  add_test(NAME mtr.purgelab.${flavour}
+    COMMAND perl mysql-test-run.pl ${mtr_common} --suite=purgelab
+            --vardir=${CMAKE_BINARY_DIR}/mtr-var/purgelab-${flavour}
+    WORKING_DIRECTORY ${mtr_dir})
+  add_test(NAME mtr.upstream.${flavour}
+    COMMAND perl mysql-test-run.pl ${mtr_common}
+            --vardir=${CMAKE_BINARY_DIR}/mtr-var/upstream-${flavour}
+            ${PURGELAB_UPSTREAM_MTR_${flavour}}
+    WORKING_DIRECTORY ${mtr_dir})
+  set_tests_properties(mtr.purgelab.${flavour} mtr.upstream.${flavour}
+    PROPERTIES TIMEOUT 2400 RUN_SERIAL ON)
+endforeach()
+
+add_test(NAME tools.assemble_and_fetch
+  COMMAND ${Python3_EXECUTABLE} -m unittest discover -s ${CMAKE_SOURCE_DIR}/tools/tests -v)
+
+if("release" IN_LIST PURGELAB_FLAVOURS)
+  add_test(NAME package.tarball_runs
+    COMMAND ${CMAKE_SOURCE_DIR}/tools/test-tarball ${PURGELAB_TARBALL})
+  set_tests_properties(package.tarball_runs PROPERTIES TIMEOUT 600 RUN_SERIAL ON)
+endif()
+add_test(NAME package.series_on_debian_patches
+  COMMAND ${CMAKE_SOURCE_DIR}/tools/test-debian-patches ${PURGELAB_PRISTINE_DIR})

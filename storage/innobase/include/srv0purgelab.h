@@ -1,0 +1,77 @@
+/*****************************************************************************
+
+Copyright (c) 2026, purgelab developers.
+
+This program is free software; you can redistribute it and/or modify it under
+the terms of the GNU General Public License as published by the Free Software
+Foundation; version 2 of the License.
+
+This program is distributed in the hope that it will be useful, but WITHOUT
+ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+
+You should have received a copy of the GNU General Public License along with
+this program; if not, write to the Free Software Foundation, Inc.,
+51 Franklin Street, Fifth Floor, Boston, MA 02110-1335 USA
+
+*****************************************************************************/
+
+
+/**************************************************//**
+@file include/srv0purgelab.h
+The fork's run-time switches and counters, and the functions that the
+hooks in upstream InnoDB code call.
+*******************************************************/
+
+#ifndef srv0purgelab_h
+#define srv0purgelab_h
+
+#include "univ.i"
+#include "my_counter.h"
+
+struct buf_block_t;
+struct mtr_t;
+
+/** innodb_purge_coupled_throttle: MDEV-29401 coupling of the DML delay to
+purge (default ON); OFF restores the uncoupled semantics */
+extern my_bool innodb_purge_coupled_throttle;
+
+/** innodb_undo_log_compact_init: log the creation of an undo page with the
+compact UNDO_INIT record (default ON), or with generic writes (OFF) */
+extern my_bool innodb_undo_log_compact_init;
+
+/** Counters of the purge lag throttle (SHOW GLOBAL STATUS), written only
+by DML threads that are being delayed */
+struct purge_throttle_stats_t
+{
+  /** rows whose DML was delayed */
+  Atomic_counter<ulonglong> delayed_rows;
+  /** microseconds slept by delayed DML */
+  Atomic_counter<ulonglong> delayed_usec;
+  /** times a delayed DML thread found the purge coordinator idle, woke it */
+  Atomic_counter<ulonglong> dml_wakeups;
+};
+
+extern purge_throttle_stats_t purge_throttle_stats;
+
+/** Compute the per-row DML delay after a purge batch (trx_purge()).
+@param n_pages  undo log pages that the batch handled
+@param history  history length before the batch
+@return delay in microseconds, to be published in srv_dml_needed_delay */
+ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept;
+
+/** @return whether the purge coordinator should run another batch after
+one that handled n_pages (rather than go idle) */
+bool purge_throttle_coordinator_continues(size_t n_pages) noexcept;
+
+/** Delay a DML operation by srv_dml_needed_delay (row_mysql_delay_if_needed).
+@param delay  microseconds */
+void purge_throttle_dml_sleep(ulint delay) noexcept;
+
+/** Initialize a freshly allocated undo log page and write its redo log,
+either as one UNDO_INIT record or as generic writes.
+@param block  undo log page, just initialized by fsp_init_file_page()
+@param mtr    mini-transaction */
+void trx_undo_page_init_logged(const buf_block_t &block, mtr_t *mtr);
+
+#endif

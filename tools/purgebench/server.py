@@ -1,0 +1,206 @@
+# Copyright (c) 2026, purgelab developers.
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; version 2 of the License.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+# FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License along with
+# this program; if not, write to the Free Software Foundation, Inc.,
+# 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
+
+"""Deploy a mariadbd on a fresh data directory, query it, shut it down."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+
+class ServerError(Exception):
+    pass
+
+
+BACKLOG_RE = re.compile(r"InnoDB: to purge (\d+) transactions")
+
+
+def parse_backlog(log_text):
+    """The first 'to purge N transactions' of the last slow shutdown."""
+    # only the part of the log after the last shutdown started
+    start = log_text.rfind("Normal shutdown")
+    part = log_text[start:] if start >= 0 else log_text
+    m = BACKLOG_RE.search(part)
+    return int(m.group(1)) if m else 0
+
+
+def tail(path, lines=25):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError as e:
+        return f"(cannot read {path}: {e})"
+
+
+class Installation:
+    """Where the server's programs are: a build tree, a tarball or /usr."""
+
+    def __init__(self, mariadbd, basedir=None):
+        self.mariadbd = os.path.abspath(mariadbd)
+        if not os.access(self.mariadbd, os.X_OK):
+            raise ServerError(f"no server binary at {self.mariadbd}: build it "
+                              "(BUILD/build) or pass another with --server")
+        bindir = os.path.dirname(self.mariadbd)
+        self.basedir = basedir or os.path.dirname(bindir)
+        self.client = self._find("mariadb", [bindir, os.path.join(self.basedir, "bin"),
+                                             os.path.join(self.basedir, "client")])
+        self.install_db = self._find("mariadb-install-db",
+                                     [os.path.join(self.basedir, "scripts"),
+                                      os.path.join(self.basedir, "bin"), bindir])
+
+    @staticmethod
+    def _find(name, dirs):
+        for d in dirs:
+            p = os.path.join(d, name)
+            if os.access(p, os.X_OK):
+                return p
+        p = shutil.which(name)
+        if p:
+            return p
+        raise ServerError(f"cannot find {name} next to the server (looked in {', '.join(dirs)})")
+
+    def version(self):
+        out = subprocess.run([self.mariadbd, "--no-defaults", "--version"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return out.stdout.strip()
+
+
+class Server:
+    """One mariadbd on its own data directory, reachable over a socket."""
+
+    def __init__(self, inst, workdir, options=None, allow_nonempty=False):
+        self.inst = inst
+        self.workdir = os.path.abspath(workdir)
+        self.datadir = os.path.join(self.workdir, "data")
+        self.socket = os.path.join(self.workdir, "mysqld.sock")
+        self.errlog = os.path.join(self.workdir, "error.log")
+        self.cnf = os.path.join(self.workdir, "my.cnf")
+        self.options = dict(options or {})
+        self.proc = None
+        if os.path.isdir(self.datadir) and os.listdir(self.datadir) and not allow_nonempty:
+            raise ServerError(f"data directory {self.datadir} is not empty; remove it or "
+                              "pass --reuse-datadir")
+
+    def write_cnf(self):
+        os.makedirs(self.workdir, exist_ok=True)
+        lines = ["[mariadbd]",
+                 f"datadir={self.datadir}",
+                 f"socket={self.socket}",
+                 "skip-networking",          # socket only: nothing listens on a port
+                 f"log-error={self.errlog}",
+                 "user=root" if os.getuid() == 0 else "",
+                 f"pid-file={os.path.join(self.workdir, 'mysqld.pid')}"]
+        for k, v in self.options.items():
+            lines.append(f"{k}={v}" if v is not None else k)
+        with open(self.cnf, "w") as f:
+            f.write("\n".join(line for line in lines if line) + "\n")
+
+    def initialize(self):
+        self.write_cnf()
+        if os.path.isdir(self.datadir) and os.listdir(self.datadir):
+            return
+        os.makedirs(self.datadir, exist_ok=True)
+        cmd = [self.inst.install_db, f"--defaults-file={self.cnf}",
+               f"--basedir={self.inst.basedir}", "--auth-root-authentication-method=socket"]
+        if self.inst.basedir == "/usr":
+            cmd = [self.inst.install_db, f"--defaults-file={self.cnf}",
+                   "--auth-root-authentication-method=socket"]
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if out.returncode != 0:
+            raise ServerError("mariadb-install-db failed:\n" + out.stdout[-3000:])
+
+    def start(self, timeout=120):
+        self.write_cnf()
+        cmd = [self.inst.mariadbd, f"--defaults-file={self.cnf}",
+               f"--basedir={self.inst.basedir}"]
+        if self.inst.basedir == "/usr":
+            cmd = cmd[:2]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise ServerError(f"mariadbd exited with code {self.proc.returncode} at "
+                                  f"start; tail of {self.errlog}:\n{tail(self.errlog)}")
+            if os.path.exists(self.socket):
+                try:
+                    self.query("SELECT 1")
+                    return
+                except ServerError:
+                    pass
+            time.sleep(0.2)
+        self.kill()
+        raise ServerError(f"mariadbd did not answer within {timeout}s; tail of "
+                          f"{self.errlog}:\n{tail(self.errlog)}")
+
+    def client_cmd(self):
+        return [self.inst.client, "--no-defaults", f"--socket={self.socket}", "-uroot"]
+
+    def query(self, sql, timeout=60):
+        """Run SQL; return rows as lists of strings (tab separated output)."""
+        try:
+            out = subprocess.run(self.client_cmd() + ["-N", "-B", "-e", sql],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ServerError(f"query timed out: {sql}")
+        if out.returncode != 0:
+            raise ServerError(f"query failed: {sql}: {out.stderr.strip()}")
+        return [line.split("\t") for line in out.stdout.splitlines()]
+
+    def value(self, sql):
+        rows = self.query(sql)
+        return rows[0][0] if rows else None
+
+    def status(self, names):
+        """SHOW GLOBAL STATUS for the given names -> {name: str}."""
+        like = " OR ".join(f"VARIABLE_NAME='{n}'" for n in names)
+        rows = self.query("SELECT VARIABLE_NAME, VARIABLE_VALUE FROM "
+                          f"information_schema.GLOBAL_STATUS WHERE {like}")
+        return {r[0].lower(): r[1] for r in rows}
+
+    def shutdown(self, slow=True, timeout=3600):
+        """Shut down (slow: innodb_fast_shutdown=0); return seconds taken."""
+        if not self.proc:
+            return 0.0
+        t0 = time.time()
+        sql = ("SET GLOBAL innodb_fast_shutdown=0; SHUTDOWN" if slow else "SHUTDOWN")
+        try:
+            subprocess.run(self.client_cmd() + ["-e", sql], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise ServerError(f"shutdown did not finish in {timeout}s")
+        self.proc = None
+        return time.time() - t0
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        self.proc = None
+
+    def backlog(self):
+        with open(self.errlog, errors="replace") as f:
+            return parse_backlog(f.read())

@@ -1,0 +1,58 @@
+/* Copyright (c) 2026, purgelab developers.
+
+   This program is free software; you can redistribute it and/or modify
+   it under the terms of the GNU General Public License as published by
+   the Free Software Foundation; version 2 of the License.
+
+   This program is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, write to the Free Software
+   Foundation, Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1335  USA */
+
+
+/* MEM_ROOT as a release build (DBUG_OFF) sees it: upstream's layout */
+
+#include <my_global.h>
+#include <my_sys.h>
+#include <cstddef>
+#include <type_traits>
+#include <gtest/gtest.h>
+
+#ifndef DBUG_OFF
+# error "this file must be compiled with DBUG_OFF"
+#endif
+
+template <typename T, typename = void>
+struct has_name_member : std::false_type {};
+template <typename T>
+struct has_name_member<T, decltype(void(&T::name))> : std::true_type {};
+
+TEST(MemRootRelease, HasNoNameMember)
+{
+  EXPECT_FALSE(has_name_member<MEM_ROOT>::value);
+}
+
+TEST(MemRootRelease, EndsWithPsiKeyAsUpstream)
+{
+  EXPECT_EQ(sizeof(MEM_ROOT),
+            MY_ALIGN(offsetof(MEM_ROOT, psi_key) + sizeof(PSI_memory_key),
+                     alignof(MEM_ROOT)));
+  /* x86-64: 3 pointers, 2 size_t, uint, 2 ushort, 1 pointer, psi_key */
+  EXPECT_EQ(64u, sizeof(MEM_ROOT));
+}
+
+TEST(MemRootRelease, InitAllocRootIsThePlainFunction)
+{
+#ifdef init_alloc_root
+  FAIL() << "init_alloc_root must not be a macro in release builds";
+#endif
+#ifdef my_root_name
+  FAIL() << "my_root_name must not exist in release builds";
+#endif
+  void (*f)(PSI_memory_key, MEM_ROOT *, size_t, size_t, myf)= init_alloc_root;
+  EXPECT_NE(nullptr, reinterpret_cast<void*>(f));
+}
