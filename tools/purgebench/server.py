@@ -58,6 +58,14 @@ class Installation:
         self.basedir = basedir or os.path.dirname(bindir)
         self.client = self._find("mariadb", [bindir, os.path.join(self.basedir, "bin"),
                                              os.path.join(self.basedir, "client")])
+        # a cmake build tree rather than an installation
+        self.srcdir = None
+        cache = os.path.join(self.basedir, "CMakeCache.txt")
+        if os.path.exists(cache):
+            with open(cache) as f:
+                for line in f:
+                    if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                        self.srcdir = line.split("=", 1)[1].strip()
         self.install_db = self._find("mariadb-install-db",
                                      [os.path.join(self.basedir, "scripts"),
                                       os.path.join(self.basedir, "bin"), bindir])
@@ -72,6 +80,21 @@ class Installation:
         if p:
             return p
         raise ServerError(f"cannot find {name} next to the server (looked in {', '.join(dirs)})")
+
+    def server_args(self):
+        """Options that locate the server's files."""
+        if self.srcdir:
+            return [f"--lc-messages-dir={os.path.join(self.basedir, 'sql', 'share')}"]
+        if self.basedir == "/usr":
+            return []
+        return [f"--basedir={self.basedir}"]
+
+    def install_db_args(self):
+        if self.srcdir:
+            return [f"--srcdir={self.srcdir}", f"--builddir={self.basedir}"]
+        if self.basedir == "/usr":
+            return []
+        return [f"--basedir={self.basedir}"]
 
     def version(self):
         out = subprocess.run([self.mariadbd, "--no-defaults", "--version"],
@@ -114,21 +137,16 @@ class Server:
         if os.path.isdir(self.datadir) and os.listdir(self.datadir):
             return
         os.makedirs(self.datadir, exist_ok=True)
-        cmd = [self.inst.install_db, f"--defaults-file={self.cnf}",
-               f"--basedir={self.inst.basedir}", "--auth-root-authentication-method=socket"]
-        if self.inst.basedir == "/usr":
-            cmd = [self.inst.install_db, f"--defaults-file={self.cnf}",
-                   "--auth-root-authentication-method=socket"]
+        cmd = ([self.inst.install_db, f"--defaults-file={self.cnf}"] +
+               self.inst.install_db_args() + ["--auth-root-authentication-method=socket"])
         out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if out.returncode != 0:
             raise ServerError("mariadb-install-db failed:\n" + out.stdout[-3000:])
 
     def start(self, timeout=120):
         self.write_cnf()
-        cmd = [self.inst.mariadbd, f"--defaults-file={self.cnf}",
-               f"--basedir={self.inst.basedir}"]
-        if self.inst.basedir == "/usr":
-            cmd = cmd[:2]
+        cmd = ([self.inst.mariadbd, f"--defaults-file={self.cnf}"] +
+               self.inst.server_args())
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         deadline = time.time() + timeout

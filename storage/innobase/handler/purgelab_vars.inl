@@ -33,6 +33,22 @@ static MYSQL_SYSVAR_BOOL(purge_coupled_throttle, innodb_purge_coupled_throttle,
   " OFF restores the uncoupled behaviour, for comparison",
   NULL, NULL, TRUE);
 
+static const char *purge_throttle_names[]= {"formula", "adaptive", NullS};
+static TYPELIB purge_throttle_typelib= {
+  array_elements(purge_throttle_names) - 1, "purge_throttle_typelib",
+  purge_throttle_names, NULL
+};
+
+static MYSQL_SYSVAR_ENUM(purge_throttle, innodb_purge_throttle,
+  PLUGIN_VAR_RQCMDARG,
+  "How DML is delayed when the purge lags behind innodb_max_purge_lag:"
+  " formula (upstream's: a per-row delay growing with the history length,"
+  " capped by innodb_max_purge_lag_delay) or adaptive (a feedback controller"
+  " that holds the history near innodb_max_purge_lag, with its own cap of"
+  " 1 second per row, ignoring innodb_max_purge_lag_delay and always coupled"
+  " to purge)",
+  NULL, NULL, PURGE_THROTTLE_FORMULA, &purge_throttle_typelib);
+
 static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
   PLUGIN_VAR_OPCMDARG,
   "Log the creation of an undo log page with the compact UNDO_INIT redo"
@@ -42,6 +58,7 @@ static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
 
 #define PURGELAB_SYSTEM_VARIABLES                                       \
   MYSQL_SYSVAR(purge_coupled_throttle),                                 \
+  MYSQL_SYSVAR(purge_throttle),                                         \
   MYSQL_SYSVAR(undo_log_compact_init),
 
 /** SHOW STATUS: whether DML is being delayed now */
@@ -62,4 +79,8 @@ static int show_purge_throttle_active(THD *, SHOW_VAR *var, void *buff,
    SHOW_ULONGLONG},                                                     \
   {"purge_dml_wakeups", &purge_throttle_stats.dml_wakeups, SHOW_ULONGLONG}, \
   {"purge_throttle_active", (char*) &show_purge_throttle_active,        \
-   SHOW_SIMPLE_FUNC},
+   SHOW_SIMPLE_FUNC},                                                   \
+  {"purge_throttle_target", &srv_max_purge_lag, SHOW_ULONG},            \
+  {"purge_throttle_error", &purge_throttle_stats.error, SHOW_SLONGLONG},\
+  {"purge_throttle_purge_rate", &purge_throttle_stats.purge_rate,       \
+   SHOW_ULONGLONG},

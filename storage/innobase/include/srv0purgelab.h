@@ -28,6 +28,7 @@ hooks in upstream InnoDB code call.
 
 #include "univ.i"
 #include "my_counter.h"
+#include "my_atomic_wrapper.h"
 
 struct buf_block_t;
 struct mtr_t;
@@ -35,6 +36,10 @@ struct mtr_t;
 /** innodb_purge_coupled_throttle: MDEV-29401 coupling of the DML delay to
 purge (default ON); OFF restores the uncoupled semantics */
 extern my_bool innodb_purge_coupled_throttle;
+
+/** innodb_purge_throttle: how the DML delay is chosen */
+enum purge_throttle_mode { PURGE_THROTTLE_FORMULA= 0, PURGE_THROTTLE_ADAPTIVE };
+extern ulong innodb_purge_throttle;
 
 /** innodb_undo_log_compact_init: log the creation of an undo page with the
 compact UNDO_INIT record (default ON), or with generic writes (OFF) */
@@ -50,6 +55,10 @@ struct purge_throttle_stats_t
   Atomic_counter<ulonglong> delayed_usec;
   /** times a delayed DML thread found the purge coordinator idle, woke it */
   Atomic_counter<ulonglong> dml_wakeups;
+  /** adaptive mode: history length minus target at the last update */
+  Atomic_relaxed<longlong> error;
+  /** adaptive mode: estimated purge rate, transactions per second */
+  Atomic_relaxed<ulonglong> purge_rate;
 };
 
 extern purge_throttle_stats_t purge_throttle_stats;

@@ -89,6 +89,111 @@ constexpr bool coordinator_continues(bool coupled, size_t batch_pages,
   return batch_pages || (coupled && delay);
 }
 
+/** The fork's adaptive throttle (innodb_purge_throttle=adaptive): holds the
+history length near a target (innodb_max_purge_lag) without a hand-tuned
+delay.  Upstream's formula leaves two gaps that this closes:
+ - the purge coordinator goes idle when a batch finds nothing to purge, and
+   nothing wakes it for up to a second (srv_master_callback) while DML piles
+   up history; the adaptive mode keeps it polling while history is over
+   half the target;
+ - a fixed cap (innodb_max_purge_lag_delay, 5 ms in the field) cannot slow
+   hundreds of threads down to the purge rate.
+It estimates the purge rate (commits minus history growth, while purge has
+work) and the commit rate, and sets the per-row delay so that DML commits
+at the purge rate plus a correction that closes the gap to the target over
+about TAU seconds.  The commit rate is inversely proportional to the time a
+row takes (its work plus the delay), so the delay is scaled by the ratio of
+measured to wanted commit rate, limited to [1/2, 4] per update.
+Updated only by the purge coordinator, after each batch. */
+class adaptive_controller
+{
+public:
+  /** Upper bound of the per-row delay, in microseconds: 1 s, so that even
+  a thousand threads can be slowed down to a purge rate of 1000/s */
+  static constexpr uint64_t MAX_DELAY= 1000000;
+  /** Assumed per-row work when scaling from no delay, in microseconds */
+  static constexpr uint64_t ROW_US= 100;
+  /** Delays below this are not worth a sleep, in microseconds */
+  static constexpr uint64_t MIN_DELAY= 10;
+  /** Time constant of the approach to the target, in microseconds */
+  static constexpr uint64_t TAU= 2000000;
+  /** Poll interval of the coordinator while over target with nothing to
+  purge yet, in microseconds */
+  static constexpr uint64_t POLL= 10000;
+
+  /** Feed the state after a purge batch.
+  @param now      a monotonic clock, in microseconds
+  @param history  history length
+  @param commits  a counter of committed read-write transactions
+  @param target   innodb_max_purge_lag (0 = no throttling)
+  @param progress whether purge can progress (no old read view blocks it)
+  @return the per-row DML delay to publish, in microseconds */
+  uint64_t update(uint64_t now, uint64_t history, uint64_t commits,
+                  uint64_t target, bool progress) noexcept
+  {
+    const bool first= !m_now;
+    const double dt= first ? 0 : double(now - m_now) * 1e-6;
+    if (!first && dt < 0.001)
+      return m_delay;                 /* too short to measure rates */
+    const double dh= double(history) - double(m_history);
+    const double dc= double(commits - m_commits);
+    m_now= now; m_history= history; m_commits= commits;
+    m_target= target;
+    if (first)
+      return m_delay;
+    const double commit_rate= dc / dt;
+    if (history > target / 2)
+    {
+      /* purge has work: what it removed is its capacity */
+      const double purged= std::max(0.0, commit_rate - dh / dt);
+      m_purge_rate= m_purge_rate > 0
+        ? 0.8 * m_purge_rate + 0.2 * purged : purged;
+    }
+    if (!target || !progress || history <= target / 2)
+      /* never delay while purge cannot progress or without a target;
+      the next throttle starts afresh (no wind-up) */
+      return m_delay= 0;
+
+    /* the commit rate that brings the history to the target in ~TAU */
+    const double tau= double(TAU) * 1e-6;
+    const double floor_rate= 0.05 * m_purge_rate;
+    const double wanted= std::max(floor_rate, m_purge_rate +
+                                  (double(target) - double(history)) / tau);
+    if (commit_rate <= 0 || wanted <= 0)
+      return m_delay;
+    if (!m_delay && commit_rate <= wanted)
+      return 0;
+    const double ratio= std::min(4.0, std::max(0.5, commit_rate / wanted));
+    const double next= (double(m_delay) + double(ROW_US)) * ratio -
+      double(ROW_US);
+    m_delay= next < double(MIN_DELAY)
+      ? 0 : std::min(uint64_t(next), MAX_DELAY);
+    return m_delay;
+  }
+
+  /** @return the current delay in microseconds */
+  uint64_t delay() const noexcept { return m_delay; }
+  /** @return the estimated purge rate, transactions per second */
+  double purge_rate() const noexcept { return m_purge_rate; }
+  /** @return the history length minus the target at the last update */
+  int64_t error() const noexcept
+  { return int64_t(m_history) - int64_t(m_target); }
+
+  /** @return whether the coordinator should poll again rather than go
+  idle after a batch that found nothing to purge */
+  static constexpr bool keep_polling(uint64_t history, uint64_t target)
+    noexcept
+  { return target && history > target / 2; }
+
+private:
+  uint64_t m_delay= 0;
+  uint64_t m_now= 0;
+  uint64_t m_history= 0;
+  uint64_t m_commits= 0;
+  uint64_t m_target= 0;
+  double m_purge_rate= 0;
+};
+
 } // namespace purge_throttle
 
 #endif

@@ -29,31 +29,69 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include "srv0srv.h"
 #include "mtr0log.h"
 #include "fsp0fsp.h"
+#include "trx0sys.h"
 
 #include <chrono>
 #include <thread>
 
 my_bool innodb_purge_coupled_throttle= TRUE;
+ulong innodb_purge_throttle= PURGE_THROTTLE_FORMULA;
 my_bool innodb_undo_log_compact_init= TRUE;
 purge_throttle_stats_t purge_throttle_stats;
 
+/** The adaptive controller; only the purge coordinator touches it */
+static purge_throttle::adaptive_controller adaptive;
+
+/** @return whether the adaptive throttle is selected */
+static bool throttle_is_adaptive() noexcept
+{
+  return innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE;
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
-  return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
-                                           n_pages, history,
-                                           srv_max_purge_lag,
-                                           srv_max_purge_lag_delay));
+  if (!throttle_is_adaptive())
+    return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
+                                             n_pages, history,
+                                             srv_max_purge_lag,
+                                             srv_max_purge_lag_delay));
+  /* Purge is blocked (an old read view) when a batch finds nothing to purge
+  and the history does not shrink either. */
+  static size_t last_history;
+  const bool progress= n_pages || history < last_history;
+  last_history= history;
+  /* a read-write transaction takes two identifiers: at start and at commit */
+  const uint64_t commits= trx_sys.get_max_trx_id() / 2;
+  const ulint delay= ulint(adaptive.update(my_interval_timer() / 1000,
+                                           history, commits,
+                                           srv_max_purge_lag, progress));
+  purge_throttle_stats.error= adaptive.error();
+  purge_throttle_stats.purge_rate= ulonglong(adaptive.purge_rate());
+  return delay;
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages) noexcept
 {
-  return purge_throttle::coordinator_continues(innodb_purge_coupled_throttle,
-                                               n_pages, srv_dml_needed_delay);
+  if (!throttle_is_adaptive())
+    return purge_throttle::coordinator_continues(innodb_purge_coupled_throttle,
+                                                 n_pages,
+                                                 srv_dml_needed_delay);
+  if (n_pages)
+    return true;
+  /* Nothing to purge yet, but history over half the target: rather than go
+  idle for up to a second, look again shortly. */
+  if (!purge_throttle::adaptive_controller::keep_polling
+      (trx_sys.history_size_approx(), srv_max_purge_lag))
+    return false;
+  std::this_thread::sleep_for(std::chrono::microseconds
+                              (purge_throttle::adaptive_controller::POLL));
+  return true;
 }
 
 void purge_throttle_dml_sleep(ulint delay) noexcept
 {
-  if (purge_throttle::dml_wakes_purge(innodb_purge_coupled_throttle))
+  if (throttle_is_adaptive() ||
+      purge_throttle::dml_wakes_purge(innodb_purge_coupled_throttle))
   {
     const bool was_idle= !purge_sys.running();
     purge_sys.wake_if_not_active();

@@ -1,0 +1,151 @@
+# Copyright (c) 2026, purgelab developers. GPLv2 (see COPYING).
+"""Write a benchmark's results: CSV/JSON of every sample, plots, Markdown."""
+
+import csv
+import json
+import os
+
+from . import stats
+
+
+def write_samples(outdir, runs):
+    rows = []
+    for run in runs:
+        for s in run.get("samples", []):
+            rows.append(dict(scenario=run["scenario"], arm=run["arm"],
+                             repeat=run["repeat"], **s))
+        for iv in run.get("intervals", []):
+            pass
+    keys = []
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    with open(os.path.join(outdir, "samples.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(outdir, "samples.json"), "w") as f:
+        json.dump(rows, f)
+    iv_rows = [dict(scenario=r["scenario"], arm=r["arm"], repeat=r["repeat"], **iv)
+               for r in runs for iv in r.get("intervals", [])]
+    if iv_rows:
+        with open(os.path.join(outdir, "intervals.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(iv_rows[0].keys()))
+            w.writeheader()
+            w.writerows(iv_rows)
+    slim = [{k: v for k, v in r.items() if k not in ("samples", "intervals")} for r in runs]
+    with open(os.path.join(outdir, "runs.json"), "w") as f:
+        json.dump(slim, f, indent=1)
+
+
+def fmt(v, digits=0):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    return f"{v:,}"
+
+
+def rel(v):
+    if v is None:
+        return "-"
+    m = stats.mark(v)
+    s = f"{v:.2f}"
+    return f"**{s}** ({m})" if m else s
+
+
+def plots(outdir, runs):
+    """PNG plots; skipped (with a note) when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ["(matplotlib not installed: no plots)"]
+    made = []
+    by_scenario = {}
+    for r in runs:
+        by_scenario.setdefault(r["scenario"], []).append(r)
+    for scen, rs in by_scenario.items():
+        fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+        for r in rs:
+            label = f"{r['arm']}#{r['repeat']}"
+            t = [s["t"] for s in r["samples"]]
+            h = [s.get("innodb_history_list_length") for s in r["samples"]]
+            ax1.plot(t, h, label=label)
+            ax2.plot([iv["t"] for iv in r["intervals"]], [iv["tps"] for iv in r["intervals"]],
+                     label=label)
+        ax1.set_ylabel("history list length")
+        ax2.set_ylabel("tps")
+        ax2.set_xlabel("seconds")
+        ax1.legend(fontsize=7)
+        ax1.set_title(scen)
+        fig.tight_layout()
+        name = f"{scen}-history-tps.png"
+        fig.savefig(os.path.join(outdir, name), dpi=80)
+        plt.close(fig)
+        made.append(name)
+        if scen == "backlog-vs-lag":
+            fig, ax = plt.subplots(figsize=(7, 5))
+            arms = {}
+            for r in rs:
+                if r.get("lag"):
+                    arms.setdefault(r["arm"].split("@")[0], []).append((r["lag"], r["backlog"]))
+            for a, pts in arms.items():
+                pts.sort()
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=a)
+            lags = sorted({r["lag"] for r in rs if r.get("lag")})
+            ax.plot(lags, lags, "k--", label="backlog = lag")
+            ax.set_xscale("log")
+            ax.set_yscale("symlog")
+            ax.set_xlabel("innodb_max_purge_lag")
+            ax.set_ylabel("to purge at slow shutdown")
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            fig.savefig(os.path.join(outdir, "backlog-vs-lag.png"), dpi=80)
+            plt.close(fig)
+            made.append("backlog-vs-lag.png")
+        if scen == "redo-per-trx":
+            fig, ax = plt.subplots(figsize=(7, 5))
+            arms = {}
+            for r in rs:
+                arms.setdefault(r["arm"].split("@")[0], []).append((r["threads"], r["redo_bytes_per_trx"]))
+            for a, pts in arms.items():
+                pts.sort()
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=a)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("threads")
+            ax.set_ylabel("redo bytes per transaction")
+            ax.legend()
+            fig.tight_layout()
+            fig.savefig(os.path.join(outdir, "redo-per-trx.png"), dpi=80)
+            plt.close(fig)
+            made.append("redo-per-trx.png")
+    return made
+
+
+def markdown(outdir, meta, runs, tables):
+    lines = ["# purgebench report", ""]
+    lines.append("## Build, configuration, machine")
+    lines.append("")
+    for k, v in meta.items():
+        lines.append(f"- **{k}**: {v}")
+    lines.append("")
+    for title, header, rows in tables:
+        lines.append(f"## {title}")
+        lines.append("")
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for row in rows:
+            lines.append("| " + " | ".join(str(c) for c in row) + " |")
+        lines.append("")
+    lines.append("Relative values: **bold (red)** <= 0.95, **bold (green)** >= 1.05, "
+                 "as in the Insert Benchmark.")
+    lines.append("")
+    for p in plots(outdir, runs):
+        lines.append(f"![{p}]({p})" if p.endswith(".png") else p)
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(outdir, "summary.md"), "w") as f:
+        f.write(text)
+    return text

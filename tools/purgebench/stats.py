@@ -1,0 +1,50 @@
+# Copyright (c) 2026, purgelab developers. GPLv2 (see COPYING).
+"""Small statistics for benchmark repeats and time series."""
+
+import math
+
+
+def percentile(values, p):
+    """Linear-interpolated percentile, p in [0, 100]; None for no values."""
+    vals = sorted(v for v in values if v is not None)
+    if not vals:
+        return None
+    if len(vals) == 1:
+        return vals[0]
+    k = (len(vals) - 1) * p / 100.0
+    lo, hi = math.floor(k), math.ceil(k)
+    return vals[lo] + (vals[hi] - vals[lo]) * (k - lo)
+
+
+def summary(values):
+    """{'min', 'median', 'max', 'n'} of repeats."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return {"min": None, "median": None, "max": None, "n": 0}
+    return {"min": min(vals), "median": percentile(vals, 50), "max": max(vals),
+            "n": len(vals)}
+
+
+def ratio(b, a):
+    """B/A, None when either is missing or A is 0."""
+    if a in (None, 0) or b is None:
+        return None
+    return b / a
+
+
+def mark(r):
+    """Insert Benchmark colouring of a relative value."""
+    if r is None:
+        return ""
+    if r <= 0.95:
+        return "red"
+    if r >= 1.05:
+        return "green"
+    return ""
+
+
+def redo_bytes_per_trx(lsn0, lsn1, trx0, trx1):
+    """(LSN_end - LSN_start) / (trx_id_end - trx_id_start), MDEV-16168."""
+    if None in (lsn0, lsn1, trx0, trx1) or trx1 <= trx0:
+        return None
+    return (lsn1 - lsn0) / (trx1 - trx0)

@@ -1,0 +1,139 @@
+# Copyright (c) 2026, purgelab developers.
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; version 2 of the License.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+# FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License along with
+# this program; if not, write to the Free Software Foundation, Inc.,
+# 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
+
+"""Run sysbench 1.0 OLTP workloads and parse what they print."""
+
+import re
+import shutil
+import subprocess
+
+INTERVAL_RE = re.compile(
+    r"^\[ *(?P<t>\d+(?:\.\d+)?)s \] thds: (?P<thds>\d+) tps: (?P<tps>[\d.]+) "
+    r"qps: (?P<qps>[\d.]+) \(r/w/o: [\d./]+\) lat \(ms,(?P<pct>\d+)%\): (?P<lat>[\d.]+) "
+    r"err/s:? (?P<err>[\d.]+)")
+SUMMARY_RES = {
+    "transactions": re.compile(r"^\s*transactions:\s+(\d+)\s+\(([\d.]+) per sec\.\)"),
+    "queries": re.compile(r"^\s*queries:\s+(\d+)\s+\(([\d.]+) per sec\.\)"),
+    "errors": re.compile(r"^\s*ignored errors:\s+(\d+)"),
+    "time": re.compile(r"^\s*total time:\s+([\d.]+)s"),
+    "lat_avg": re.compile(r"^\s*avg:\s+([\d.]+)"),
+    "lat_pct": re.compile(r"^\s*(\d+)th percentile:\s+([\d.]+)"),
+}
+
+
+class SysbenchError(Exception):
+    pass
+
+
+def parse_interval(line):
+    """One '--report-interval' line -> dict, or None."""
+    m = INTERVAL_RE.match(line.strip())
+    if not m:
+        return None
+    return {"t": float(m.group("t")), "threads": int(m.group("thds")),
+            "tps": float(m.group("tps")), "qps": float(m.group("qps")),
+            "lat_ms": float(m.group("lat")), "lat_pct": int(m.group("pct")),
+            "err_s": float(m.group("err"))}
+
+
+def parse_summary(text):
+    """The final statistics block -> dict."""
+    out = {}
+    for line in text.splitlines():
+        for key, rx in SUMMARY_RES.items():
+            m = rx.match(line)
+            if not m:
+                continue
+            if key in ("transactions", "queries"):
+                out[key] = int(m.group(1))
+                out[key + "_per_s"] = float(m.group(2))
+            elif key == "lat_pct":
+                out["lat_pct"] = int(m.group(1))
+                out["lat_pct_ms"] = float(m.group(2))
+            elif key in ("errors",):
+                out[key] = int(m.group(1))
+            else:
+                out[key] = float(m.group(1))
+    return out
+
+
+def require():
+    path = shutil.which("sysbench")
+    if not path:
+        raise SysbenchError("sysbench is not installed: run BUILD/setup "
+                            "(or apt-get install sysbench)")
+    return path
+
+
+def version():
+    out = subprocess.run([require(), "--version"], stdout=subprocess.PIPE, text=True)
+    return out.stdout.strip()
+
+
+def command(test, action, socket, tables, table_size, threads=1, time_s=None,
+            rate=None, report_interval=1, extra=()):
+    cmd = [require(), test, f"--mysql-socket={socket}", "--mysql-user=root",
+           "--mysql-db=sbtest", f"--tables={tables}", f"--table-size={table_size}",
+           f"--threads={threads}", "--db-ps-mode=auto", "--rand-type=uniform"]
+    if action == "run":
+        cmd += [f"--time={time_s}", f"--report-interval={report_interval}",
+                "--percentile=95", "--mysql-ignore-errors=1213,1205"]
+        if rate:
+            cmd.append(f"--rate={rate}")
+    cmd += list(extra)
+    cmd.append(action)
+    return cmd
+
+
+def prepare(socket, test, tables, table_size, threads=2):
+    cmd = command(test, "prepare", socket, tables, table_size, threads=threads)
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if out.returncode != 0:
+        raise SysbenchError("sysbench prepare failed:\n" + out.stdout[-2000:])
+    return cmd
+
+
+class Run:
+    """A sysbench run in the background; intervals are parsed as they come."""
+
+    def __init__(self, cmd, on_interval=None):
+        self.cmd = cmd
+        self.intervals = []
+        self.text = []
+        self.on_interval = on_interval
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, bufsize=1)
+
+    def pump(self):
+        """Read all output until sysbench exits; return the summary."""
+        for line in self.proc.stdout:
+            self.text.append(line)
+            iv = parse_interval(line)
+            if iv:
+                self.intervals.append(iv)
+                if self.on_interval:
+                    self.on_interval(iv)
+        rc = self.proc.wait()
+        text = "".join(self.text)
+        if rc != 0:
+            raise SysbenchError(f"sysbench exited with {rc}:\n{text[-2000:]}")
+        return parse_summary(text)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
