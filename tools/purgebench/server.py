@@ -145,6 +145,14 @@ class Server:
 
     def start(self, timeout=120):
         self.write_cnf()
+        if os.path.exists(self.socket):
+            try:
+                self.query("SELECT 1", timeout=5)
+            except ServerError:
+                os.remove(self.socket)      # stale socket of a dead server
+            else:
+                raise ServerError(f"another server already answers on {self.socket}; "
+                                  "stop it first")
         cmd = ([self.inst.mariadbd, f"--defaults-file={self.cnf}"] +
                self.inst.server_args())
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,

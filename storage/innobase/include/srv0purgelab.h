@@ -77,6 +77,17 @@ bool purge_throttle_coordinator_continues(size_t n_pages) noexcept;
 @param delay  microseconds */
 void purge_throttle_dml_sleep(ulint delay) noexcept;
 
+/** Wake the purge coordinator if it is idle (adaptive throttle only) */
+void purge_throttle_wake() noexcept;
+
+/** After a read-write transaction committed: in the adaptive mode, make sure
+purge is running, so that it never sleeps while history accumulates. */
+inline void purge_throttle_after_commit() noexcept
+{
+  if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))
+    purge_throttle_wake();
+}
+
 /** Initialize a freshly allocated undo log page and write its redo log,
 either as one UNDO_INIT record or as generic writes.
 @param block  undo log page, just initialized by fsp_init_file_page()

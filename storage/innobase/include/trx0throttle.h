@@ -92,10 +92,12 @@ constexpr bool coordinator_continues(bool coupled, size_t batch_pages,
 /** The fork's adaptive throttle (innodb_purge_throttle=adaptive): holds the
 history length near a target (innodb_max_purge_lag) without a hand-tuned
 delay.  Upstream's formula leaves two gaps that this closes:
- - the purge coordinator goes idle when a batch finds nothing to purge, and
-   nothing wakes it for up to a second (srv_master_callback) while DML piles
-   up history; the adaptive mode keeps it polling while history is over
-   half the target;
+ - the purge coordinator goes idle when a batch finds nothing to purge (or
+   the history is momentarily empty), and nothing wakes it for up to a
+   second (srv_master_callback) while DML piles up history: on this 2-core
+   machine 8 connections commit 50,000 transactions in that second. The
+   adaptive mode wakes it at commit and keeps it polling while history is
+   over half the target;
  - a fixed cap (innodb_max_purge_lag_delay, 5 ms in the field) cannot slow
    hundreds of threads down to the purge rate.
 It estimates the purge rate (commits minus history growth, while purge has
@@ -133,8 +135,8 @@ public:
   {
     const bool first= !m_now;
     const double dt= first ? 0 : double(now - m_now) * 1e-6;
-    if (!first && dt < 0.001)
-      return m_delay;                 /* too short to measure rates */
+    if (!first && dt < 0.1)
+      return m_delay;        /* measure rates over at least 100 ms */
     const double dh= double(history) - double(m_history);
     const double dc= double(commits - m_commits);
     m_now= now; m_history= history; m_commits= commits;
@@ -167,7 +169,7 @@ public:
     const double next= (double(m_delay) + double(ROW_US)) * ratio -
       double(ROW_US);
     m_delay= next < double(MIN_DELAY)
-      ? 0 : std::min(uint64_t(next), MAX_DELAY);
+      ? 0 : std::min(uint64_t(next), uint64_t{MAX_DELAY});
     return m_delay;
   }
 

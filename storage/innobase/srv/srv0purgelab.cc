@@ -84,8 +84,14 @@ bool purge_throttle_coordinator_continues(size_t n_pages) noexcept
       (trx_sys.history_size_approx(), srv_max_purge_lag))
     return false;
   std::this_thread::sleep_for(std::chrono::microseconds
-                              (purge_throttle::adaptive_controller::POLL));
+                              (uint64_t{purge_throttle::adaptive_controller::POLL}));
   return true;
+}
+
+void purge_throttle_wake() noexcept
+{
+  if (srv_max_purge_lag)
+    purge_sys.wake_if_not_active();
 }
 
 void purge_throttle_dml_sleep(ulint delay) noexcept
