@@ -143,11 +143,19 @@ TEST(AdaptiveThrottle, ConvergesToTheTarget)
     << "throughput of at least 95% of the purge capacity";
 }
 
+/* The history can overshoot by what DML commits while the controller
+measures its first rates (WINDOW) and ramps up: bounded by twice the target
+plus a tenth of a second of unthrottled commits. */
+static double overshoot_bound(const workload &w, double target)
+{
+  return 2 * target + 0.1 * w.threads / (w.row_us * 1e-6);
+}
+
 TEST(AdaptiveThrottle, BoundedOvershoot)
 {
   const workload w{256, 2560, 20000};
   const sim_result r= simulate(w, 10000, 30);
-  EXPECT_LE(r.max_history, 2.0 * 10000);
+  EXPECT_LE(r.max_history, overshoot_bound(w, 10000));
 }
 
 TEST(AdaptiveThrottle, SmoothNoStopAndGo)
@@ -188,6 +196,6 @@ TEST(AdaptiveThrottle, StableAcrossAHundredfoldRangeOfRates)
     const auto h= tail(r.history, 3000);
     EXPECT_LE(pct(h, 95), 1.1 * target) << "scale " << scale;
     EXPECT_GE(mean(tail(r.rate, 3000)), 0.95 * purge) << "scale " << scale;
-    EXPECT_LE(r.max_history, 3.0 * target) << "scale " << scale;
+    EXPECT_LE(r.max_history, overshoot_bound(w, target)) << "scale " << scale;
   }
 }

@@ -53,6 +53,9 @@ TEST(MemRootRelease, InitAllocRootIsThePlainFunction)
 #ifdef my_root_name
   FAIL() << "my_root_name must not exist in release builds";
 #endif
-  void (*f)(PSI_memory_key, MEM_ROOT *, size_t, size_t, myf)= init_alloc_root;
-  EXPECT_NE(nullptr, reinterpret_cast<void*>(f));
+  /* upstream's signature, no extra argument */
+  const bool upstream_signature=
+    std::is_same<decltype(&init_alloc_root),
+                 void (*)(PSI_memory_key, MEM_ROOT *, size_t, size_t, myf)>::value;
+  EXPECT_TRUE(upstream_signature);
 }

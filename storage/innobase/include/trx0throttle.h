@@ -119,6 +119,8 @@ public:
   static constexpr uint64_t MIN_DELAY= 10;
   /** Time constant of the approach to the target, in microseconds */
   static constexpr uint64_t TAU= 2000000;
+  /** Shortest interval over which rates are measured, in microseconds */
+  static constexpr uint64_t WINDOW= 50000;
   /** Poll interval of the coordinator while over target with nothing to
   purge yet, in microseconds */
   static constexpr uint64_t POLL= 10000;
@@ -133,10 +135,14 @@ public:
   uint64_t update(uint64_t now, uint64_t history, uint64_t commits,
                   uint64_t target, bool progress) noexcept
   {
+    if (!target || !progress)
+      /* never delay while purge cannot progress or without a target;
+      the next throttle starts afresh (no wind-up) */
+      return m_delay= 0;
     const bool first= !m_now;
     const double dt= first ? 0 : double(now - m_now) * 1e-6;
-    if (!first && dt < 0.1)
-      return m_delay;        /* measure rates over at least 100 ms */
+    if (!first && dt < WINDOW * 1e-6)
+      return m_delay;                 /* measure rates over a window */
     const double dh= double(history) - double(m_history);
     const double dc= double(commits - m_commits);
     m_now= now; m_history= history; m_commits= commits;
@@ -151,9 +157,7 @@ public:
       m_purge_rate= m_purge_rate > 0
         ? 0.8 * m_purge_rate + 0.2 * purged : purged;
     }
-    if (!target || !progress || history <= target / 2)
-      /* never delay while purge cannot progress or without a target;
-      the next throttle starts afresh (no wind-up) */
+    if (history <= target / 2)
       return m_delay= 0;
 
     /* the commit rate that brings the history to the target in ~TAU */

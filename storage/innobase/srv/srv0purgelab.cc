@@ -113,27 +113,17 @@ void purge_throttle_dml_sleep(ulint delay) noexcept
 void trx_undo_page_init_logged(const buf_block_t &block, mtr_t *mtr)
 {
   if (innodb_undo_log_compact_init)
-    mtr->undo_create(block);
-  else
   {
-    /* Log the bytes that trx_undo_page_init() changes, as MariaDB 10.3.7
-    did.  fsp_init_file_page() zero-filled the page and logged INIT_PAGE in
-    this mini-transaction, so the zero fields need no log. */
-    byte *frame= block.page.frame;
-    ut_ad(!mach_read_from_2(FIL_PAGE_TYPE + frame) ||
-          mach_read_from_2(FIL_PAGE_TYPE + frame) == FIL_PAGE_TYPE_ALLOCATED);
-    ut_ad(!mach_read_from_2(TRX_UNDO_PAGE_HDR + TRX_UNDO_PAGE_TYPE + frame));
-    constexpr uint32_t start= TRX_UNDO_PAGE_HDR + TRX_UNDO_PAGE_HDR_SIZE;
-    static_assert(TRX_UNDO_PAGE_FREE == TRX_UNDO_PAGE_START + 2, "adjacent");
-    mtr->write<2,mtr_t::FORCED>(block, FIL_PAGE_TYPE + frame,
-                                FIL_PAGE_UNDO_LOG);
-    mtr->write<4,mtr_t::FORCED>(block, TRX_UNDO_PAGE_HDR +
-                                TRX_UNDO_PAGE_START + frame,
-                                start << 16 | start);
-    mtr->memset(block, TRX_UNDO_PAGE_HDR + TRX_UNDO_PAGE_NODE + FLST_PREV +
-                FIL_ADDR_PAGE, 4, 0xff);
-    mtr->memset(block, TRX_UNDO_PAGE_HDR + TRX_UNDO_PAGE_NODE + FLST_NEXT +
-                FIL_ADDR_PAGE, 4, 0xff);
+    mtr->undo_create(block);
+    trx_undo_page_init(block);
+    return;
   }
+  /* Log what trx_undo_page_init() writes with generic records, as MariaDB
+  10.3.7 did: the page type and the undo page header.  The rest of the page
+  is zero after fsp_init_file_page() (INIT_PAGE) in this mini-transaction, in
+  the buffer pool and in recovery alike. */
   trx_undo_page_init(block);
+  mtr->write<2,mtr_t::FORCED>(block, FIL_PAGE_TYPE + block.page.frame,
+                              FIL_PAGE_UNDO_LOG);
+  mtr->memcpy(block, TRX_UNDO_PAGE_HDR, TRX_UNDO_PAGE_HDR_SIZE);
 }
