@@ -52,3 +52,10 @@ if("release" IN_LIST PURGELAB_FLAVOURS)
 endif()
 add_test(NAME package.series_on_debian_patches
   COMMAND ${CMAKE_SOURCE_DIR}/tools/test-debian-patches ${PURGELAB_PRISTINE_DIR})
+
+if("release" IN_LIST PURGELAB_FLAVOURS)
+  add_test(NAME tools.purgebench_end_to_end
+    COMMAND ${CMAKE_SOURCE_DIR}/tools/test-purgebench-e2e
+            ${CMAKE_BINARY_DIR}/release/sql/mariadbd)
+  set_tests_properties(tools.purgebench_end_to_end PROPERTIES TIMEOUT 300 RUN_SERIAL ON)
+endif()

@@ -219,6 +219,8 @@ class Bench:
     def arms_for(self, scenario, lag=None):
         """[(arm name, SET GLOBAL settings)] for this server."""
         a = self.args
+        if self.server is None or self.server.proc is None:
+            self.start_server(max(a.threads or 0, 256))
         fork = self.has_var("innodb_purge_throttle")
         if scenario in ("history-growth",):
             arms = [("no-throttle", {"innodb_max_purge_lag": 0})]
@@ -252,7 +254,11 @@ class Bench:
         sc = SCALE[name]
         test, tables, rows = sc["test"], self.pick(name, "tables"), self.pick(name, "rows")
         seconds = self.args.time or self.pick(name, "time")
+        tables = self.args.tables or tables
+        rows = self.args.rows or rows
         repeats = self.args.repeats
+        if self.server is None or self.server.proc is None:
+            self.start_server(max(self.args.threads or 0, 256))
         self.log(f"== {name}: {test}, {tables} x {rows} rows, {seconds}s, {repeats} repeat(s)")
         if name == "history-growth":
             threads = self.pick(name, "threads")
@@ -317,7 +323,7 @@ class Bench:
                     ratio = stats.ratio(med(rs, "redo_bytes_per_trx")["median"],
                                         med(by.get((sc, partner), rs), "redo_bytes_per_trx")["median"])
                     rows.append([arm, mmm(tps), mmm(med(rs, "redo_bytes_per_trx"), 1),
-                                 rel(ratio)])
+                                 report.rel(ratio)])
                 elif sc == "purge-capacity":
                     rows.append([arm, mmm(tps), fmt(rs[0].get("history_max")),
                                  fmt(rs[0].get("history_last")), "yes" if rs[0].get("bounded") else "no"])
@@ -325,7 +331,7 @@ class Bench:
                     ref = (qps["median"] if sc == "backlog-vs-lag" else tps["median"])
                     rows.append([arm, mmm(tps), mmm(qps), mmm(med(rs, "history_p95")),
                                  mmm(med(rs, "history_max")), mmm(med(rs, "backlog")),
-                                 rel(stats.ratio(ref, base))])
+                                 report.rel(stats.ratio(ref, base))])
             if sc == "redo-per-trx":
                 header = ["arm@threads", "tps", "redo bytes/trx", "bytes/trx vs compact"]
             elif sc == "purge-capacity":
@@ -379,6 +385,8 @@ def parse_args(argv):
     ap.add_argument("--repeats", type=int, default=1, help="repeats of each arm (default 1)")
     ap.add_argument("--time", type=int, default=None, help="seconds per run (override)")
     ap.add_argument("--threads", type=int, default=None, help="threads for backlog-vs-lag")
+    ap.add_argument("--tables", type=int, default=None, help="sysbench tables (override)")
+    ap.add_argument("--rows", type=int, default=None, help="rows per table (override)")
     ap.add_argument("--lags", type=lambda s: [int(x) for x in s.split(",")], default=None,
                     help="innodb_max_purge_lag values for backlog-vs-lag, e.g. 10000,100000")
     ap.add_argument("--option", action="append", default=[], metavar="VAR=VALUE",
