@@ -178,18 +178,22 @@ class Bench:
                   f"tps {iv['tps']:.0f} history {h if h is not None else '-'}   ",
                   end="", flush=True)
 
+        self.server.prepare_slow_shutdown()
         smp = sampler.Sampler(self.server, on_sample=on_sample)
         s0 = sampler.sample_once(self.server)
         smp.start()
-        run = sysbench.Run(cmd, on_interval=on_interval)
+        run = sysbench.Run(cmd, on_interval=on_interval,
+                           on_exit=self.server.signal_shutdown)
         try:
             summary = run.pump()
         finally:
             run.stop()
             samples = smp.stop()
         print()
-        s1 = sampler.sample_once(self.server)   # the moment the load stopped
-        took = self.server.shutdown(slow=True)  # slow shutdown at once
+        # purge clears tens of thousands of transactions within a second once
+        # the load stops: the slow shutdown began the instant sysbench exited
+        took = self.server.shutdown(slow=True)
+        s1 = samples[-1] if samples else s0     # the last sample under load
         backlog = self.server.backlog()
         hist = [s.get("innodb_history_list_length") for s in samples]
         trx = (s1["trx_id_counter"] - s0["trx_id_counter"]) / 2 \

@@ -114,6 +114,8 @@ class Server:
         self.cnf = os.path.join(self.workdir, "my.cnf")
         self.options = dict(options or {})
         self.proc = None
+        self.shutdown_started = None
+        self.log_mark = 0
         if os.path.isdir(self.datadir) and os.listdir(self.datadir) and not allow_nonempty:
             raise ServerError(f"data directory {self.datadir} is not empty; remove it or "
                               "pass --reuse-datadir")
@@ -199,23 +201,35 @@ class Server:
                           f"information_schema.GLOBAL_STATUS WHERE {like}")
         return {r[0].lower(): r[1] for r in rows}
 
+    def prepare_slow_shutdown(self):
+        """Make the next shutdown slow, ahead of time, so that it can start
+        the instant the load stops."""
+        self.query("SET GLOBAL innodb_fast_shutdown=0")
+
+    def signal_shutdown(self):
+        """Start a shutdown at once (SIGTERM: no client to spawn)."""
+        self.log_mark = os.path.getsize(self.errlog) if os.path.exists(self.errlog) else 0
+        self.shutdown_started = time.time()
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+
     def shutdown(self, slow=True, timeout=3600):
-        """Shut down (slow: innodb_fast_shutdown=0); return seconds taken."""
+        """Shut down (slow: innodb_fast_shutdown=0) unless signal_shutdown()
+        already started it; wait for it; return seconds taken."""
         if not self.proc:
             return 0.0
-        t0 = time.time()
-        sql = ("SET GLOBAL innodb_fast_shutdown=0; SHUTDOWN" if slow else "SHUTDOWN")
-        try:
-            subprocess.run(self.client_cmd() + ["-e", sql], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=60)
-        except subprocess.TimeoutExpired:
-            pass
+        if getattr(self, "shutdown_started", None) is None:
+            if slow:
+                self.prepare_slow_shutdown()
+            self.signal_shutdown()
+        t0 = self.shutdown_started
         try:
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.kill()
             raise ServerError(f"shutdown did not finish in {timeout}s")
         self.proc = None
+        self.shutdown_started = None
         return time.time() - t0
 
     def kill(self):
@@ -228,5 +242,7 @@ class Server:
         self.proc = None
 
     def backlog(self):
+        """The purge backlog that the last shutdown logged."""
         with open(self.errlog, errors="replace") as f:
+            f.seek(getattr(self, "log_mark", 0))
             return parse_backlog(f.read())

@@ -107,8 +107,9 @@ def prepare(socket, test, tables, table_size, threads=2):
 class Run:
     """A sysbench run in the background; intervals are parsed as they come."""
 
-    def __init__(self, cmd, on_interval=None):
+    def __init__(self, cmd, on_interval=None, on_exit=None):
         self.cmd = cmd
+        self.on_exit = on_exit
         self.intervals = []
         self.text = []
         self.on_interval = on_interval
@@ -125,6 +126,8 @@ class Run:
                 if self.on_interval:
                     self.on_interval(iv)
         rc = self.proc.wait()
+        if self.on_exit:
+            self.on_exit()
         text = "".join(self.text)
         if rc != 0:
             raise SysbenchError(f"sysbench exited with {rc}:\n{text[-2000:]}")

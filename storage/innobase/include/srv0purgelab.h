@@ -77,15 +77,20 @@ bool purge_throttle_coordinator_continues(size_t n_pages) noexcept;
 @param delay  microseconds */
 void purge_throttle_dml_sleep(ulint delay) noexcept;
 
-/** Wake the purge coordinator if it is idle (adaptive throttle only) */
-void purge_throttle_wake() noexcept;
+/** Wake the purge coordinator if it is idle and the history, estimated
+from one rollback segment's, exceeds half the target (adaptive only).
+@param rseg_history  history length of the committing transaction's
+                     rollback segment */
+void purge_throttle_commit_wake(size_t rseg_history) noexcept;
 
-/** After a read-write transaction committed: in the adaptive mode, make sure
-purge is running, so that it never sleeps while history accumulates. */
-inline void purge_throttle_after_commit() noexcept
+/** After a read-write transaction committed its undo log to the history: in
+the adaptive mode, make sure that purge runs once the history nears the
+target, rather than sleep up to a second while DML piles it up.
+@param rseg_history  history length of its rollback segment */
+inline void purge_throttle_after_commit(size_t rseg_history) noexcept
 {
   if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))
-    purge_throttle_wake();
+    purge_throttle_commit_wake(rseg_history);
 }
 
 /** Initialize a freshly allocated undo log page and write its redo log,

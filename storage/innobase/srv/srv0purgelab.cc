@@ -88,9 +88,13 @@ bool purge_throttle_coordinator_continues(size_t n_pages) noexcept
   return true;
 }
 
-void purge_throttle_wake() noexcept
+void purge_throttle_commit_wake(size_t rseg_history) noexcept
 {
-  if (srv_max_purge_lag)
+  /* Transactions take the rollback segments in turn, so one segment's
+  history times their number estimates the whole without touching the
+  others' cache lines. */
+  if (purge_throttle::adaptive_controller::keep_polling
+      (uint64_t{rseg_history} * TRX_SYS_N_RSEGS, srv_max_purge_lag))
     purge_sys.wake_if_not_active();
 }
 
