@@ -92,6 +92,7 @@ class Bench:
         self.server = None
         self.commands = []
         self.meta = {}
+        self.prepared = None   # (test, tables, rows) of the sbtest tables
 
     # -- helpers -----------------------------------------------------------
     def pick(self, scenario, key):
@@ -102,6 +103,11 @@ class Bench:
         print(msg, flush=True)
         with open(os.path.join(self.outdir, "progress.log"), "a") as f:
             f.write(msg + "\n")
+
+    def ensure_server(self):
+        """Start the server unless it runs (each arm ends with a shutdown)."""
+        if self.server is None or self.server.proc is None:
+            self.start_server(max(self.args.threads or 0, 256))
 
     def start_server(self, threads):
         cnf = dict(BASE_CNF)
@@ -143,22 +149,21 @@ class Bench:
         except ServerError:
             return False
 
-    def ensure_tables(self, test, tables, rows, scenario):
+    def ensure_tables(self, test, tables, rows):
         key = (test, tables, rows)
-        if getattr(self, "_prepared", None) == key:
+        if self.prepared == key:
             return
         self.server.query("DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest")
         cmd = sysbench.prepare(self.server.socket, test, tables, rows)
         self.commands.append(" ".join(cmd))
-        self._prepared = key
+        self.prepared = key
         self.server.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
 
     # -- one measured run --------------------------------------------------
     def run_arm(self, scenario, arm, settings, test, tables, rows, threads, seconds,
                 repeat, rate=None, extra=None):
-        if self.server is None or self.server.proc is None:
-            self.start_server(threads)
-        self.ensure_tables(test, tables, rows, scenario)
+        self.ensure_server()
+        self.ensure_tables(test, tables, rows)
         for var, val in settings.items():
             if not self.has_var(var):
                 raise ServerError(f"arm {arm} needs @@{var}, which this server lacks")
@@ -223,8 +228,7 @@ class Bench:
     def arms_for(self, scenario, lag=None):
         """[(arm name, SET GLOBAL settings)] for this server."""
         a = self.args
-        if self.server is None or self.server.proc is None:
-            self.start_server(max(a.threads or 0, 256))
+        self.ensure_server()
         fork = self.has_var("innodb_purge_throttle")
         if scenario in ("history-growth",):
             arms = [("no-throttle", {"innodb_max_purge_lag": 0})]
@@ -261,8 +265,7 @@ class Bench:
         tables = self.args.tables or tables
         rows = self.args.rows or rows
         repeats = self.args.repeats
-        if self.server is None or self.server.proc is None:
-            self.start_server(max(self.args.threads or 0, 256))
+        self.ensure_server()
         self.log(f"== {name}: {test}, {tables} x {rows} rows, {seconds}s, {repeats} repeat(s)")
         if name == "history-growth":
             threads = self.pick(name, "threads")

@@ -14,8 +14,6 @@ def write_samples(outdir, runs):
         for s in run.get("samples", []):
             rows.append(dict(scenario=run["scenario"], arm=run["arm"],
                              repeat=run["repeat"], **s))
-        for iv in run.get("intervals", []):
-            pass
     keys = []
     for r in rows:
         for k in r:

@@ -11,8 +11,6 @@ STATUS = ["Innodb_history_list_length", "Innodb_lsn_current",
           "Innodb_purge_throttle_active", "Innodb_purge_throttle_error",
           "Innodb_purge_throttle_purge_rate"]
 TRX_COUNTER_RE = re.compile(r"Trx id counter (\d+)")
-METRIC_DELAY = ("SELECT COUNT FROM information_schema.INNODB_METRICS "
-                "WHERE NAME='purge_dml_delay_usec'")
 
 
 def parse_trx_counter(innodb_status):
@@ -35,8 +33,8 @@ def to_number(v):
 
 
 def sample_once(server):
-    """One sample: the status above (None where the server lacks it), the
-    trx id counter and the INNODB_METRICS DML delay."""
+    """One sample: the status above (None where the server lacks it) and
+    the trx id counter."""
     rows = server.status(STATUS)
     s = {name.lower(): to_number(rows.get(name.lower())) for name in STATUS}
     status = server.query("SHOW ENGINE INNODB STATUS")

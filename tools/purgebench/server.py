@@ -218,9 +218,9 @@ class Server:
         already started it; wait for it; return seconds taken."""
         if not self.proc:
             return 0.0
-        if getattr(self, "shutdown_started", None) is None:
-            if slow:
-                self.prepare_slow_shutdown()
+        if self.shutdown_started is None:
+            # the setting may be left from prepare_slow_shutdown(): say it
+            self.query(f"SET GLOBAL innodb_fast_shutdown={0 if slow else 1}")
             self.signal_shutdown()
         t0 = self.shutdown_started
         try:
@@ -244,5 +244,5 @@ class Server:
     def backlog(self):
         """The purge backlog that the last shutdown logged."""
         with open(self.errlog, errors="replace") as f:
-            f.seek(getattr(self, "log_mark", 0))
+            f.seek(self.log_mark)
             return parse_backlog(f.read())

@@ -70,8 +70,11 @@ extern purge_throttle_stats_t purge_throttle_stats;
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept;
 
 /** @return whether the purge coordinator should run another batch after
-one that handled n_pages (rather than go idle) */
-bool purge_throttle_coordinator_continues(size_t n_pages) noexcept;
+one that handled n_pages (rather than go idle)
+@param n_pages  undo log pages that the batch handled
+@param history  history length before the batch */
+bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
+  noexcept;
 
 /** Delay a DML operation by srv_dml_needed_delay (row_mysql_delay_if_needed).
 @param delay  microseconds */

@@ -48,6 +48,13 @@ static bool throttle_is_adaptive() noexcept
   return innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE;
 }
 
+/** @return whether throttling is coupled to purge (MDEV-29401); the
+adaptive throttle always is */
+static bool throttle_is_coupled() noexcept
+{
+  return innodb_purge_coupled_throttle || throttle_is_adaptive();
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   if (!throttle_is_adaptive())
@@ -70,7 +77,8 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   return delay;
 }
 
-bool purge_throttle_coordinator_continues(size_t n_pages) noexcept
+bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
+  noexcept
 {
   if (!throttle_is_adaptive())
     return purge_throttle::coordinator_continues(innodb_purge_coupled_throttle,
@@ -80,8 +88,8 @@ bool purge_throttle_coordinator_continues(size_t n_pages) noexcept
     return true;
   /* Nothing to purge yet, but history over half the target: rather than go
   idle for up to a second, look again shortly. */
-  if (!purge_throttle::adaptive_controller::keep_polling
-      (trx_sys.history_size_approx(), srv_max_purge_lag))
+  if (!purge_throttle::adaptive_controller::keep_polling(history,
+                                                         srv_max_purge_lag))
     return false;
   std::this_thread::sleep_for(std::chrono::microseconds
                               (uint64_t{purge_throttle::adaptive_controller::POLL}));
@@ -100,8 +108,7 @@ void purge_throttle_commit_wake(size_t rseg_history) noexcept
 
 void purge_throttle_dml_sleep(ulint delay) noexcept
 {
-  if (throttle_is_adaptive() ||
-      purge_throttle::dml_wakes_purge(innodb_purge_coupled_throttle))
+  if (purge_throttle::dml_wakes_purge(throttle_is_coupled()))
   {
     const bool was_idle= !purge_sys.running();
     purge_sys.wake_if_not_active();
