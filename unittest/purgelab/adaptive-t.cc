@@ -14,8 +14,9 @@
    Foundation, Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1335  USA */
 
 /* The adaptive purge throttle against a simulated producer/consumer model:
-N DML threads, each row taking t_row plus the delay; purge consuming history
-at a capacity of P transactions per second; the controller updated every
+N DML threads, each transaction taking t_trx plus the delay (taken after its
+commit); purge consuming history at a capacity of P transactions per second,
+optionally less while DML keeps the CPUs busy; the controller updated every
 10 ms, as the purge coordinator's batches do. */
 
 #include "trx0throttle.h"
@@ -30,7 +31,7 @@ namespace
 struct sim_result
 {
   std::vector<double> history;    /* per step */
-  std::vector<double> rate;       /* DML rows per second, per step */
+  std::vector<double> rate;       /* DML commits per second, per step */
   std::vector<uint64_t> delay;    /* per step */
   double max_history= 0;
 };
@@ -38,11 +39,21 @@ struct sim_result
 struct workload
 {
   double threads;        /* concurrent DML threads */
-  double row_us;         /* service time of a row without delay */
+  double trx_us;         /* service time of a transaction without delay */
   double purge_per_s;    /* purge capacity, transactions per second */
+  /* the share of the purge capacity that unthrottled DML takes away by
+  competing for the CPUs, in proportion to the DML commit rate */
+  double cpu_contention= 0;
   double stall_from= -1; /* purge makes no progress in [stall_from, stall_to) */
   double stall_to= -1;
 };
+
+/* purge's capacity while DML commits at rate */
+double purge_capacity(const workload &w, double rate)
+{
+  const double unthrottled= w.threads / (w.trx_us * 1e-6);
+  return w.purge_per_s * (1 - w.cpu_contention * rate / unthrottled);
+}
 
 sim_result simulate(const workload &w, uint64_t target, double seconds)
 {
@@ -55,11 +66,11 @@ sim_result simulate(const workload &w, uint64_t target, double seconds)
     const bool stalled= t >= w.stall_from && t < w.stall_to;
     const uint64_t d= c.update(uint64_t(t * 1e6) + 1, uint64_t(h),
                                uint64_t(commits), target, !stalled);
-    const double rate= w.threads / ((w.row_us + double(d)) * 1e-6);
+    const double rate= w.threads / ((w.trx_us + double(d)) * 1e-6);
     h+= rate * dt;
     commits+= rate * dt;
     if (!stalled)
-      h= std::max(0.0, h - w.purge_per_s * dt);
+      h= std::max(0.0, h - purge_capacity(w, rate) * dt);
     r.history.push_back(h);
     r.rate.push_back(rate);
     r.delay.push_back(d);
@@ -110,7 +121,7 @@ TEST(AdaptiveThrottle, NeverDelaysWhenPurgeCannotProgress)
   EXPECT_EQ(0u, c.delay());
   /* no wind-up: it starts afresh, not from where it was */
   overload(c, 52, 1);
-  EXPECT_LE(c.delay(), 4 * adaptive_controller::ROW_US);
+  EXPECT_LE(c.delay(), 4 * adaptive_controller::TRX_US);
 }
 
 TEST(AdaptiveThrottle, AlwaysBounded)
@@ -130,7 +141,7 @@ TEST(AdaptiveThrottle, PollsWhileOverHalfTheTarget)
   EXPECT_FALSE(adaptive_controller::keep_polling(1000000, 0));
 }
 
-/* 256 threads that would commit 100k rows/s unthrottled against a purge
+/* 256 threads that would commit 100k transactions/s unthrottled against a purge
 that manages 20k/s: the history converges to the target. */
 TEST(AdaptiveThrottle, ConvergesToTheTarget)
 {
@@ -148,7 +159,7 @@ measures its first rates (WINDOW) and ramps up: bounded by twice the target
 plus a tenth of a second of unthrottled commits. */
 static double overshoot_bound(const workload &w, double target)
 {
-  return 2 * target + 0.1 * w.threads / (w.row_us * 1e-6);
+  return 2 * target + 0.1 * w.threads / (w.trx_us * 1e-6);
 }
 
 TEST(AdaptiveThrottle, BoundedOvershoot)
@@ -198,4 +209,37 @@ TEST(AdaptiveThrottle, StableAcrossAHundredfoldRangeOfRates)
     EXPECT_GE(mean(tail(r.rate, 3000)), 0.95 * purge) << "scale " << scale;
     EXPECT_LE(r.max_history, overshoot_bound(w, target)) << "scale " << scale;
   }
+}
+
+TEST(AdaptiveThrottle, DelayAppliesOnlyWhileFreshAndPurgeRuns)
+{
+  constexpr auto stale= adaptive_controller::STALE;
+  EXPECT_TRUE(adaptive_controller::trx_delay_applies(5000, 0, true));
+  EXPECT_TRUE(adaptive_controller::trx_delay_applies(5000, stale - 1, true));
+  EXPECT_FALSE(adaptive_controller::trx_delay_applies(0, 0, true));
+  /* purge disabled or paused (shutdown, FLUSH TABLES FOR EXPORT) */
+  EXPECT_FALSE(adaptive_controller::trx_delay_applies(5000, 0, false));
+  /* the coordinator stopped updating: the delay is not backed by purge */
+  EXPECT_FALSE(adaptive_controller::trx_delay_applies(5000, stale, true));
+}
+
+/* On 2 cores purge and DML share the CPUs: unthrottled DML leaves purge a
+third of its capacity, and each transaction that the throttle holds back
+gives some back. The controller still holds the target, at the rate where
+purge and DML balance. */
+TEST(AdaptiveThrottle, HoldsTheTargetWhenPurgeCompetesForCpu)
+{
+  workload w{256, 42000, 9000};
+  w.cpu_contention= 0.67;
+  const uint64_t target= 10000;
+  const sim_result r= simulate(w, target, 90);
+  const auto h= tail(r.history, 3000);
+  EXPECT_LE(pct(h, 95), 1.1 * target);
+  EXPECT_GE(pct(h, 50), 0.5 * target);
+  /* the balance: rate = capacity(rate) */
+  const double unthrottled= w.threads / (w.trx_us * 1e-6);
+  const double balance= w.purge_per_s /
+    (1 + w.cpu_contention * w.purge_per_s / unthrottled);
+  EXPECT_GE(mean(tail(r.rate, 3000)), 0.95 * balance);
+  EXPECT_LE(r.max_history, overshoot_bound(w, target));
 }

@@ -49,8 +49,10 @@ extern my_bool innodb_undo_log_compact_init;
 by DML threads that are being delayed */
 struct purge_throttle_stats_t
 {
-  /** rows whose DML was delayed */
+  /** rows whose DML was delayed (innodb_purge_throttle=formula) */
   Atomic_counter<ulonglong> delayed_rows;
+  /** transactions delayed after their commit (adaptive) */
+  Atomic_counter<ulonglong> delayed_trx;
   /** microseconds slept by delayed DML */
   Atomic_counter<ulonglong> delayed_usec;
   /** times a delayed DML thread found the purge coordinator idle, woke it */
@@ -62,6 +64,7 @@ struct purge_throttle_stats_t
 };
 
 extern purge_throttle_stats_t purge_throttle_stats;
+
 
 /** Compute the per-row DML delay after a purge batch (trx_purge()).
 @param n_pages  undo log pages that the batch handled
@@ -80,20 +83,39 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
 @param delay  microseconds */
 void purge_throttle_dml_sleep(ulint delay) noexcept;
 
-/** Wake the purge coordinator if it is idle and the history, estimated
-from one rollback segment's, exceeds half the target (adaptive only).
+/** Adaptive mode, at the commit of a read-write transaction: wake the purge
+coordinator if it is idle and the history, estimated from one rollback
+segment's, exceeds half the target; and if a delay is in force, make the
+committing thread owe it (purge_throttle_after_trx_commit()).
 @param rseg_history  history length of the committing transaction's
                      rollback segment */
-void purge_throttle_commit_wake(size_t rseg_history) noexcept;
+void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
 
 /** After a read-write transaction committed its undo log to the history: in
 the adaptive mode, make sure that purge runs once the history nears the
 target, rather than sleep up to a second while DML piles it up.
+Called before the transaction releases its locks: must not sleep.
 @param rseg_history  history length of its rollback segment */
 inline void purge_throttle_after_commit(size_t rseg_history) noexcept
 {
   if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))
-    purge_throttle_commit_wake(rseg_history);
+    purge_throttle_adaptive_commit(rseg_history);
+}
+
+/** @return the adaptive per-transaction delay in force: the published one
+unless purge is disabled or paused or the coordinator stopped updating it */
+ulint purge_throttle_trx_delay_in_force() noexcept;
+
+/** Sleep the adaptive delay if this thread owes one. */
+void purge_throttle_pay_trx_delay() noexcept;
+
+/** At the end of a commit (innobase_commit()), when the transaction holds
+no locks and no read view any more: in the adaptive mode, sleep the
+per-transaction delay that its commit incurred. */
+inline void purge_throttle_after_trx_commit() noexcept
+{
+  if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))
+    purge_throttle_pay_trx_delay();
 }
 
 /** Initialize a freshly allocated undo log page and write its redo log,

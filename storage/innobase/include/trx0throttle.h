@@ -91,7 +91,7 @@ constexpr bool coordinator_continues(bool coupled, size_t batch_pages,
 
 /** The fork's adaptive throttle (innodb_purge_throttle=adaptive): holds the
 history length near a target (innodb_max_purge_lag) without a hand-tuned
-delay.  Upstream's formula leaves two gaps that this closes:
+delay.  Upstream's formula leaves three gaps that this closes:
  - the purge coordinator goes idle when a batch finds nothing to purge (or
    the history is momentarily empty), and nothing wakes it for up to a
    second (srv_master_callback) while DML piles up history: on this 2-core
@@ -99,22 +99,27 @@ delay.  Upstream's formula leaves two gaps that this closes:
    adaptive mode wakes it at commit and keeps it polling while history is
    over half the target;
  - a fixed cap (innodb_max_purge_lag_delay, 5 ms in the field) cannot slow
-   hundreds of threads down to the purge rate.
+   hundreds of threads down to the purge rate;
+ - the per-row delay is taken inside the transaction, holding its row locks
+   and read view: at 256 threads that made the history longer than no
+   throttle at all.  The adaptive delay is taken once per read-write
+   transaction, after its commit, when it holds nothing.
 It estimates the purge rate (commits minus history growth, while purge has
-work) and the commit rate, and sets the per-row delay so that DML commits
-at the purge rate plus a correction that closes the gap to the target over
-about TAU seconds.  The commit rate is inversely proportional to the time a
-row takes (its work plus the delay), so the delay is scaled by the ratio of
-measured to wanted commit rate, limited to [1/2, 4] per update.
-Updated only by the purge coordinator, after each batch. */
+work) and the commit rate, and sets the per-transaction delay so that DML
+commits at the purge rate plus a correction that closes the gap to the
+target over about TAU seconds.  The commit rate is inversely proportional to
+the time a transaction takes (its work plus the delay), so the delay is
+scaled by the ratio of measured to wanted commit rate, limited to [1/2, 4]
+per update.  Updated only by the purge coordinator, after each batch. */
 class adaptive_controller
 {
 public:
-  /** Upper bound of the per-row delay, in microseconds: 1 s, so that even
-  a thousand threads can be slowed down to a purge rate of 1000/s */
+  /** Upper bound of the per-transaction delay, in microseconds: 1 s, so
+  that even a thousand threads can be slowed down to a purge rate of 1000/s */
   static constexpr uint64_t MAX_DELAY= 1000000;
-  /** Assumed per-row work when scaling from no delay, in microseconds */
-  static constexpr uint64_t ROW_US= 100;
+  /** Assumed work of a transaction when scaling from no delay, in
+  microseconds; a wrong guess only slows the first steps of the approach */
+  static constexpr uint64_t TRX_US= 1000;
   /** Delays below this are not worth a sleep, in microseconds */
   static constexpr uint64_t MIN_DELAY= 10;
   /** Time constant of the approach to the target, in microseconds */
@@ -131,7 +136,7 @@ public:
   @param commits  a counter of committed read-write transactions
   @param target   innodb_max_purge_lag (0 = no throttling)
   @param progress whether purge can progress (no old read view blocks it)
-  @return the per-row DML delay to publish, in microseconds */
+  @return the per-transaction DML delay to publish, in microseconds */
   uint64_t update(uint64_t now, uint64_t history, uint64_t commits,
                   uint64_t target, bool progress) noexcept
   {
@@ -170,8 +175,8 @@ public:
     if (!m_delay && commit_rate <= wanted)
       return 0;
     const double ratio= std::min(4.0, std::max(0.5, commit_rate / wanted));
-    const double next= (double(m_delay) + double(ROW_US)) * ratio -
-      double(ROW_US);
+    const double next= (double(m_delay) + double(TRX_US)) * ratio -
+      double(TRX_US);
     m_delay= next < double(MIN_DELAY)
       ? 0 : std::min(uint64_t(next), uint64_t{MAX_DELAY});
     return m_delay;
@@ -184,6 +189,20 @@ public:
   /** @return the history length minus the target at the last update */
   int64_t error() const noexcept
   { return int64_t(m_history) - int64_t(m_target); }
+
+  /** Age after which a published delay no longer applies, in
+  microseconds: while it throttles, the coordinator updates the delay every
+  POLL at least, so an older one is not backed by a running purge */
+  static constexpr uint64_t STALE= 1000000;
+
+  /** Whether a thread that committed a read-write transaction sleeps.
+  @param delay          the published per-transaction delay
+  @param age            microseconds since the controller published it
+  @param purge_running  purge is enabled and not paused
+  @return whether to sleep the delay */
+  static constexpr bool trx_delay_applies(uint64_t delay, uint64_t age,
+                                          bool purge_running) noexcept
+  { return delay && purge_running && age < STALE; }
 
   /** @return whether the coordinator should poll again rather than go
   idle after a batch that found nothing to purge */

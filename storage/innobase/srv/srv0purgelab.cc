@@ -38,6 +38,18 @@ my_bool innodb_purge_coupled_throttle= TRUE;
 ulong innodb_purge_throttle= PURGE_THROTTLE_FORMULA;
 my_bool innodb_undo_log_compact_init= TRUE;
 purge_throttle_stats_t purge_throttle_stats;
+/** The adaptive throttle's delay, microseconds per read-write transaction,
+as last published by the controller (0 in the formula mode, whose per-row
+delay is srv_dml_needed_delay) */
+static Atomic_relaxed<ulint> purge_throttle_trx_delay;
+
+/** When the adaptive controller last published purge_throttle_trx_delay,
+in microseconds of my_interval_timer() */
+static Atomic_relaxed<ulonglong> trx_delay_published;
+
+/** Whether this thread committed a read-write transaction while the
+adaptive delay was in force and has not slept it yet */
+static thread_local bool trx_delay_owed;
 
 /** The adaptive controller; only the purge coordinator touches it */
 static purge_throttle::adaptive_controller adaptive;
@@ -48,20 +60,16 @@ static bool throttle_is_adaptive() noexcept
   return innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE;
 }
 
-/** @return whether throttling is coupled to purge (MDEV-29401); the
-adaptive throttle always is */
-static bool throttle_is_coupled() noexcept
-{
-  return innodb_purge_coupled_throttle || throttle_is_adaptive();
-}
-
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   if (!throttle_is_adaptive())
+  {
+    purge_throttle_trx_delay= 0;
     return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
                                              n_pages, history,
                                              srv_max_purge_lag,
                                              srv_max_purge_lag_delay));
+  }
   /* Purge is blocked (an old read view) when a batch finds nothing to purge
   and the history does not shrink either. */
   static size_t last_history;
@@ -69,12 +77,15 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   last_history= history;
   /* a read-write transaction takes two identifiers: at start and at commit */
   const uint64_t commits= trx_sys.get_max_trx_id() / 2;
-  const ulint delay= ulint(adaptive.update(my_interval_timer() / 1000,
-                                           history, commits,
-                                           srv_max_purge_lag, progress));
+  const ulonglong now= my_interval_timer() / 1000;
+  purge_throttle_trx_delay= ulint(adaptive.update(now, history, commits,
+                                                  srv_max_purge_lag,
+                                                  progress));
+  trx_delay_published= now;
   purge_throttle_stats.error= adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(adaptive.purge_rate());
-  return delay;
+  /* no per-row delay: the adaptive one is taken after commit */
+  return 0;
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
@@ -96,8 +107,10 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   return true;
 }
 
-void purge_throttle_commit_wake(size_t rseg_history) noexcept
+void purge_throttle_adaptive_commit(size_t rseg_history) noexcept
 {
+  if (purge_throttle_trx_delay)
+    trx_delay_owed= true;
   /* Transactions take the rollback segments in turn, so one segment's
   history times their number estimates the whole without touching the
   others' cache lines. */
@@ -106,15 +119,51 @@ void purge_throttle_commit_wake(size_t rseg_history) noexcept
     purge_sys.wake_if_not_active();
 }
 
+/** Wake the purge coordinator on behalf of a delayed DML thread, counting
+the times it was idle. */
+static void purge_throttle_wake() noexcept
+{
+  const bool was_idle= !purge_sys.running();
+  purge_sys.wake_if_not_active();
+  if (was_idle && purge_sys.running())
+    purge_throttle_stats.dml_wakeups++;
+}
+
+/** @return the adaptive delay that a committing transaction would sleep now
+@param now  my_interval_timer() */
+static ulint trx_delay_in_force(ulonglong now) noexcept
+{
+  const ulint delay= purge_throttle_trx_delay;
+  const ulonglong published= trx_delay_published;
+  const ulonglong age= now / 1000 > published ? now / 1000 - published : 0;
+  return purge_throttle::adaptive_controller::trx_delay_applies
+    (delay, age, purge_sys.enabled() && !purge_sys.paused()) ? delay : 0;
+}
+
+ulint purge_throttle_trx_delay_in_force() noexcept
+{
+  return trx_delay_in_force(my_interval_timer());
+}
+
+void purge_throttle_pay_trx_delay() noexcept
+{
+  if (!trx_delay_owed)
+    return;
+  trx_delay_owed= false;
+  const ulonglong start= my_interval_timer();
+  const ulint delay= trx_delay_in_force(start);
+  if (!delay)
+    return;
+  purge_throttle_wake();
+  std::this_thread::sleep_for(std::chrono::microseconds(delay));
+  purge_throttle_stats.delayed_trx++;
+  purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
+}
+
 void purge_throttle_dml_sleep(ulint delay) noexcept
 {
-  if (purge_throttle::dml_wakes_purge(throttle_is_coupled()))
-  {
-    const bool was_idle= !purge_sys.running();
-    purge_sys.wake_if_not_active();
-    if (was_idle && purge_sys.running())
-      purge_throttle_stats.dml_wakeups++;
-  }
+  if (purge_throttle::dml_wakes_purge(innodb_purge_coupled_throttle))
+    purge_throttle_wake();
   const ulonglong start= my_interval_timer();
   std::this_thread::sleep_for(std::chrono::microseconds(delay));
   purge_throttle_stats.delayed_rows++;
