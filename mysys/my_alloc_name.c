@@ -13,10 +13,11 @@
    along with this program; if not, write to the Free Software
    Foundation, Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1335  USA */
 
-/* MEM_ROOT names in debug builds only: see my_alloc_name.h */
+/* MEM_ROOT names in debug builds only: see my_alloc_name.h, and
+   my_alloc_name_priv.h for the leak report */
 
-#include <my_global.h>
-#include <my_sys.h>
+#include "mysys_priv.h"
+#include "my_alloc_name_priv.h"
 #include <stddef.h>
 
 #ifdef DBUG_OFF
@@ -41,4 +42,34 @@ void init_alloc_root(PSI_memory_key key, MEM_ROOT *mem_root,
   init_alloc_root_named(key, mem_root, block_size, pre_alloc_size, my_flags,
                         NULL);
 }
+
+#ifdef SAFEMALLOC
+/*
+  safemalloc's report of memory leaked at exit shows the stack of each
+  block's allocation, which for a root's block is my_alloc.c only; with
+  a label it also says "for MEM_ROOT <name>".  The label is copied into
+  safemalloc's block header (SF_LABEL_SIZE bytes with the NUL): "MEM_ROOT "
+  and the name, or, if that is too long, "MEM_ROOT ..." and the end of the
+  name, as the end (file and line) tells the root.
+*/
+void *my_root_label_block(const MEM_ROOT *root, void *block)
+{
+  static const char prefix[]= "MEM_ROOT ";
+  const size_t room= SF_LABEL_SIZE - sizeof(prefix); /* for the name */
+  char label[SF_LABEL_SIZE];
+  const char *name= my_root_name(root);
+  size_t length;
+
+  if (!block)
+    return block;
+  length= strlen(name);
+  if (length <= room)
+    strxnmov(label, sizeof(label) - 1, prefix, name, NullS);
+  else
+    strxnmov(label, sizeof(label) - 1, prefix, "...",
+             name + length - (room - 3), NullS);
+  my_malloc_set_label(block, label);
+  return block;
+}
+#endif /* SAFEMALLOC */
 #endif

@@ -19,6 +19,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -80,19 +81,110 @@ def machine():
             "kernel": platform.release(), "disk": disk.splitlines()[-1] if disk else ""}
 
 
+# variables that arms set: probed once per server at its first start
+ARM_VARS = ("innodb_max_purge_lag", "innodb_max_purge_lag_delay", "innodb_purge_throttle",
+            "innodb_purge_coupled_throttle", "innodb_undo_log_compact_init")
+# what tools/install-stock-server leaves next to the usr/ it unpacked
+STOCK_MARKER = "purgelab-stock.txt"
+LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,31}")
+
+
+class Target:
+    """One server under test: its programs, its data directory, the sbtest
+    tables prepared there and the variables it has. Alone, its arms and
+    meta keys are unprefixed, as they always were; when two servers are
+    compared they carry its label ("fork:unthrottled", "fork: @@version")."""
+
+    def __init__(self, label, inst, workdir, labelled):
+        self.label = label
+        self.inst = inst
+        self.workdir = workdir
+        self.prefix = f"{label}:" if labelled else ""
+        self.meta_prefix = f"{label}: " if labelled else ""
+        self.cnf_copy = f"my-{label}.cnf" if labelled else "my.cnf"
+        self.server = None
+        self.prepared = None    # (test, tables, rows) of its sbtest tables
+        self.vars = {}          # has_var answers (a binary's variables do not change)
+
+    def running(self):
+        return self.server is not None and self.server.proc is not None
+
+    def arm(self, name):
+        """An arm's name as it appears in results and the report."""
+        return self.prefix + name
+
+    def owns(self, arm):
+        return arm.startswith(self.prefix)
+
+
+def interleave(arm_lists, has_var):
+    """The run order of one step over several servers: each arm on each
+    server in turn (A's run, B's run, A's next arm, ...), arms in order of
+    first appearance. arm_lists: [(target, [(arm, settings)])], each
+    server's own arms. A server runs an arm of that name with its own
+    settings; it skips an arm that it lacks a variable for (its own or, if
+    it has no arm of that name, the other server's), with a note.
+    Returns ([(target, arm, settings)], [note])."""
+    names = []
+    for _, arms in arm_lists:
+        names += [name for name, _ in arms if name not in names]
+    runs, notes = [], []
+    for name in names:
+        anyone = next(st for _, arms in arm_lists for n, st in arms if n == name)
+        for t, arms in arm_lists:
+            own = dict(arms).get(name)
+            missing = [v for v in (anyone if own is None else own) if not has_var(t, v)]
+            if missing:
+                notes.append(f"  {t.label}: skipping {name}: needs "
+                             f"{', '.join('@@' + v for v in missing)}, which it lacks")
+            elif own is not None:
+                runs.append((t, name, own))
+    return runs, notes
+
+
+def flavour(inst):
+    """How the server was built: a build tree's cmake settings, Debian's
+    packages unpacked by tools/install-stock-server, or neither."""
+    cache = os.path.join(inst.basedir, "CMakeCache.txt")
+    if os.path.exists(cache):
+        keep = ("CMAKE_BUILD_TYPE", "BUILD_CONFIG", "WITH_JEMALLOC", "CMAKE_CXX_FLAGS_RELWITHDEBINFO")
+        with open(cache) as f:
+            vals = [ln.strip() for ln in f if ln.split(":", 1)[0] in keep]
+        return "; ".join(vals)
+    marker = os.path.join(os.path.dirname(inst.basedir), STOCK_MARKER)
+    if os.path.exists(marker):
+        with open(marker) as f:
+            pkgs = [ln.split()[0] for ln in f if ln.strip()]
+        return f"Debian packages {', '.join(pkgs)} (unpacked by tools/install-stock-server)"
+    return "installed binaries (not a build tree)"
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
         self.full = args.full
-        self.inst = Installation(args.server, basedir=args.basedir)
+        servers = [(args.label, Installation(args.server, basedir=args.basedir))]
+        if args.compare_server:
+            servers.append((args.compare_label, Installation(
+                args.compare_server, basedir=args.compare_basedir,
+                hint="unpack Debian's with tools/install-stock-server or pass another "
+                     "with --compare-server")))
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.outdir = os.path.abspath(args.out or os.path.join("results", stamp))
         os.makedirs(self.outdir, exist_ok=True)
+        labelled = len(servers) > 1
+        self.targets = [Target(label, inst, os.path.join(
+            self.outdir, f"server-{label}" if labelled else "server"), labelled)
+            for label, inst in servers]
         self.runs = []
-        self.server = None
         self.commands = []
         self.meta = {}
-        self.prepared = None   # (test, tables, rows) of the sbtest tables
+        self.noted = set()
+        if labelled:
+            a, b = self.targets
+            self.meta["compared"] = (
+                f"A = {a.label}, B = {b.label}: every arm runs on both, interleaved, each "
+                f"on its own data directory; B/A is B's median over A's for the same arm")
 
     # -- helpers -----------------------------------------------------------
     def pick(self, scenario, key):
@@ -104,72 +196,97 @@ class Bench:
         with open(os.path.join(self.outdir, "progress.log"), "a") as f:
             f.write(msg + "\n")
 
-    def ensure_server(self):
-        """Start the server unless it runs (each arm ends with a shutdown)."""
-        if self.server is None or self.server.proc is None:
-            self.start_server(max(self.args.threads or 0, 256))
+    def use(self, t):
+        """Make t's server the running one (one at a time: the other is idle
+        and stops fast); start it unless it runs (each arm ends with a
+        shutdown)."""
+        for other in self.targets:
+            if other is not t and other.running():
+                other.server.shutdown(slow=False, timeout=600)
+        if not t.running():
+            self.start_server(t, max(self.args.threads or 0, 256))
+        return t.server
 
-    def start_server(self, threads):
+    def start_all(self):
+        """Start each server once before the first run, so that a broken
+        one fails early and the variables of each are known; leave A up."""
+        for t in self.targets:
+            if t.server is None:
+                self.use(t)
+        self.use(self.targets[0])
+
+    def stop(self):
+        for t in self.targets:
+            if t.running():
+                try:   # stop cleanly; kill only if that fails
+                    t.server.shutdown(slow=False, timeout=120)
+                except (ServerError, KeyboardInterrupt):
+                    t.server.kill()
+
+    def start_server(self, t, threads):
         cnf = dict(BASE_CNF)
         cnf["max_connections"] = str(max(151, threads + 50))
         cnf.update(dict(kv.split("=", 1) for kv in self.args.option))
-        first = self.server is None
-        workdir = os.path.join(self.outdir, "server")
-        if first and os.path.isdir(os.path.join(workdir, "data")) and not self.args.reuse_datadir:
-            raise ServerError(f"{workdir}/data exists; pass --reuse-datadir or another --out")
-        self.server = Server(self.inst, workdir, cnf, allow_nonempty=not first or self.args.reuse_datadir)
-        self.server.initialize()
-        self.server.start()
-        shutil.copy(self.server.cnf, os.path.join(self.outdir, "my.cnf"))
-        if first or not self.meta:
-            self.meta["server binary"] = self.inst.mariadbd
-            self.meta["mariadbd --version"] = self.inst.version()
-            for v in RECORDED_VARS:
-                try:
-                    self.meta["@@" + v] = self.server.value(f"SELECT @@{v}")
-                except ServerError:
-                    pass
-            self.meta["sysbench"] = sysbench.version()
-            self.meta["machine"] = json.dumps(machine())
-            self.meta["build flavour"] = self.flavour()
+        first = t.server is None
+        if first and os.path.isdir(os.path.join(t.workdir, "data")) and not self.args.reuse_datadir:
+            raise ServerError(f"{t.workdir}/data exists; pass --reuse-datadir or another --out")
+        t.server = Server(t.inst, t.workdir, cnf, allow_nonempty=not first or self.args.reuse_datadir)
+        t.server.initialize()
+        t.server.start()
+        shutil.copy(t.server.cnf, os.path.join(self.outdir, t.cnf_copy))
+        if first:
+            self.record(t)
+            for v in ARM_VARS:
+                self.has_var(t, v)
 
-    def flavour(self):
-        cache = os.path.join(self.inst.basedir, "CMakeCache.txt")
-        if os.path.exists(cache):
-            keep = ("CMAKE_BUILD_TYPE", "BUILD_CONFIG", "WITH_JEMALLOC", "CMAKE_CXX_FLAGS_RELWITHDEBINFO")
-            with open(cache) as f:
-                vals = [ln.strip() for ln in f if ln.split(":", 1)[0] in keep]
-            return "; ".join(vals)
-        return "installed binaries (not a build tree)"
+    def record(self, t):
+        """The server's identity and settings, into the report's meta."""
+        m = t.meta_prefix
+        self.meta[m + "server binary"] = t.inst.mariadbd
+        self.meta[m + "mariadbd --version"] = t.inst.version()
+        for v in RECORDED_VARS:
+            try:
+                self.meta[f"{m}@@{v}"] = t.server.value(f"SELECT @@{v}")
+            except ServerError:
+                pass
+        self.meta["sysbench"] = sysbench.version()
+        self.meta["machine"] = json.dumps(machine())
+        self.meta[m + "build flavour"] = flavour(t.inst)
 
-    def has_var(self, name):
-        try:
-            self.server.value(f"SELECT @@GLOBAL.{name}")
-            return True
-        except ServerError:
-            return False
+    def has_var(self, t, name):
+        """Whether t's server has the global variable (asked once)."""
+        if name not in t.vars:
+            try:
+                self.use(t).value(f"SELECT @@GLOBAL.{name}")
+                t.vars[name] = True
+            except ServerError as e:
+                if "ERROR 1193 " not in str(e):     # ER_UNKNOWN_SYSTEM_VARIABLE
+                    raise       # not an answer: do not remember it
+                t.vars[name] = False
+        return t.vars[name]
 
-    def ensure_tables(self, test, tables, rows):
+    def ensure_tables(self, t, test, tables, rows):
         key = (test, tables, rows)
-        if self.prepared == key:
+        if t.prepared == key:
             return
-        self.server.query("DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest")
-        cmd = sysbench.prepare(self.server.socket, test, tables, rows)
+        t.server.query("DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest")
+        cmd = sysbench.prepare(t.server.socket, test, tables, rows)
         self.commands.append(" ".join(cmd))
-        self.prepared = key
-        self.server.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
+        t.prepared = key
+        t.server.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
 
     # -- one measured run --------------------------------------------------
-    def run_arm(self, scenario, arm, settings, test, tables, rows, threads, seconds,
+    def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
                 repeat, rate=None, extra=None):
-        self.ensure_server()
-        self.ensure_tables(test, tables, rows)
+        srv = self.use(t)
+        self.ensure_tables(t, test, tables, rows)
+        arm = t.arm(arm)
         for var, val in settings.items():
-            if not self.has_var(var):
+            if not self.has_var(t, var):
                 raise ServerError(f"arm {arm} needs @@{var}, which this server lacks")
-            self.server.query(f"SET GLOBAL {var}={val}")
-        self.server.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
-        cmd = sysbench.command(test, "run", self.server.socket, tables, rows, threads=threads,
+            srv.query(f"SET GLOBAL {var}={val}")
+        srv.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
+        cmd = sysbench.command(test, "run", srv.socket, tables, rows, threads=threads,
                                time_s=seconds, rate=rate)
         self.commands.append(f"# {scenario} {arm} #{repeat}: SET GLOBAL {settings}\n" + " ".join(cmd))
         last = {}
@@ -183,12 +300,12 @@ class Bench:
                   f"tps {iv['tps']:.0f} history {h if h is not None else '-'}   ",
                   end="", flush=True)
 
-        self.server.prepare_slow_shutdown()
-        smp = sampler.Sampler(self.server, on_sample=on_sample)
-        s0 = sampler.sample_once(self.server)
+        srv.prepare_slow_shutdown()
+        smp = sampler.Sampler(srv, on_sample=on_sample)
+        s0 = sampler.sample_once(srv)
         smp.start()
         run = sysbench.Run(cmd, on_interval=on_interval,
-                           on_exit=self.server.signal_shutdown)
+                           on_exit=srv.signal_shutdown)
         try:
             summary = run.pump()
         finally:
@@ -197,9 +314,9 @@ class Bench:
         print()
         # purge clears tens of thousands of transactions within a second once
         # the load stops: the slow shutdown began the instant sysbench exited
-        took = self.server.shutdown(slow=True)
+        took = srv.shutdown(slow=True)
         s1 = samples[-1] if samples else s0     # the last sample under load
-        backlog = self.server.backlog()
+        backlog = srv.backlog()
         hist = [s.get("innodb_history_list_length") for s in samples]
         trx = (s1["trx_id_counter"] - s0["trx_id_counter"]) / 2 \
             if s1.get("trx_id_counter") and s0.get("trx_id_counter") else None
@@ -212,24 +329,32 @@ class Bench:
                       history_max=max([h for h in hist if h is not None], default=None),
                       history_p95=stats.percentile(hist, 95),
                       history_p50=stats.percentile(hist, 50),
+                      # once a throttle has converged: the second half of the run
+                      history_p95_late=stats.percentile(hist[len(hist) // 2:], 95),
                       redo_bytes_per_trx=stats.redo_bytes_per_trx(
                           s0.get("innodb_lsn_current"), s1.get("innodb_lsn_current"),
                           s0.get("trx_id_counter"), s1.get("trx_id_counter")),
                       trx=trx, samples=samples, intervals=run.intervals)
-        result.update(extra or {})
-        self.runs.append(result)
+        self.keep(t, result, extra)
         self.log(f"  {scenario} {arm} #{repeat}: tps {fmt(result['tps'])} "
                  f"qps {fmt(result['qps'])} history max {fmt(result['history_max'])} "
                  f"last {fmt(result['history_last'])} backlog {fmt(backlog)} "
                  f"(slow shutdown {took:.1f}s)")
         return result
 
+    def keep(self, t, result, extra=None):
+        """File a run's result (with its server's label when comparing)."""
+        if len(self.targets) > 1:
+            result["server"] = t.label
+        result.update(extra or {})
+        self.runs.append(result)
+        return result
+
     # -- scenarios -------------------------------------------------------
-    def arms_for(self, scenario, lag=None):
-        """[(arm name, SET GLOBAL settings)] for this server."""
+    def arms_for(self, t, scenario, lag=None):
+        """[(arm name, SET GLOBAL settings)] for the server of t."""
         a = self.args
-        self.ensure_server()
-        fork = self.has_var("innodb_purge_throttle")
+        fork = self.has_var(t, "innodb_purge_throttle")
         if scenario in ("history-growth",):
             arms = [("no-throttle", {"innodb_max_purge_lag": 0})]
             if fork and "adaptive" in a.arms:
@@ -258,6 +383,19 @@ class Bench:
             return [("stock", {})]
         return [("no-throttle", {"innodb_max_purge_lag": 0})]
 
+    def plan(self, scenario, lag=None, fixed=None, targets=None):
+        """The runs of one step, interleaved over the servers: fixed arms,
+        or each server's arms_for(). Skipped arms are logged once."""
+        targets = self.targets if targets is None else targets
+        lists = [(t, fixed if fixed is not None else self.arms_for(t, scenario, lag))
+                 for t in targets]
+        runs, notes = interleave(lists, self.has_var)
+        for note in notes:
+            if note not in self.noted:
+                self.noted.add(note)
+                self.log(note)
+        return runs
+
     def scenario(self, name):
         sc = SCALE[name]
         test, tables, rows = sc["test"], self.pick(name, "tables"), self.pick(name, "rows")
@@ -265,37 +403,43 @@ class Bench:
         tables = self.args.tables or tables
         rows = self.args.rows or rows
         repeats = self.args.repeats
-        self.ensure_server()
+        self.start_all()
         self.log(f"== {name}: {test}, {tables} x {rows} rows, {seconds}s, {repeats} repeat(s)")
         if name == "history-growth":
             threads = self.pick(name, "threads")
             for r in range(1, repeats + 1):
-                for arm, st in self.arms_for(name):        # interleaved arms
-                    self.run_arm(name, arm, st, test, tables, rows, threads, seconds, r)
+                for t, arm, st in self.plan(name):        # interleaved arms
+                    self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r)
         elif name == "backlog-vs-lag":
             threads = self.args.threads or self.pick(name, "threads")
             lags = self.args.lags or self.pick(name, "lags")
             for r in range(1, repeats + 1):
-                self.run_arm(name, "unthrottled", {"innodb_max_purge_lag": 0}, test, tables,
-                             rows, threads, seconds, r)
+                for t, arm, st in self.plan(name, fixed=[("unthrottled",
+                                                          {"innodb_max_purge_lag": 0})]):
+                    self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r)
                 for lag in lags:
-                    for arm, st in self.arms_for(name, lag):
-                        self.run_arm(name, arm, st, test, tables, rows, threads, seconds, r,
+                    for t, arm, st in self.plan(name, lag):
+                        self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r,
                                      extra={"lag": lag})
         elif name == "redo-per-trx":
             for threads in self.pick(name, "threads"):
                 for r in range(1, repeats + 1):
-                    for arm, st in self.arms_for(name):
-                        self.run_arm(name, f"{arm}@{threads}", st, test, tables, rows, threads,
-                                     seconds, r)
+                    for t, arm, st in self.plan(name):
+                        self.run_arm(t, name, f"{arm}@{threads}", st, test, tables, rows,
+                                     threads, seconds, r)
         elif name == "purge-capacity":
-            threads = self.pick(name, "threads")
+            threads = self.args.threads or self.pick(name, "threads")
+            going = list(self.targets)      # servers whose purge kept up so far
             for rate in self.pick(name, "rates"):
-                res = self.run_arm(name, f"rate@{rate}", {"innodb_max_purge_lag": 0}, test,
-                                   tables, rows, threads, seconds, 1, rate=rate,
-                                   extra={"target_rate": rate})
-                res["bounded"] = purge_keeps_up(res)
-                if not res["bounded"]:
+                for t, arm, st in self.plan(name, fixed=[(f"rate@{rate}",
+                                                          {"innodb_max_purge_lag": 0})],
+                                            targets=going):
+                    res = self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds,
+                                       1, rate=rate, extra={"target_rate": rate})
+                    res["bounded"] = purge_keeps_up(res)
+                    if not res["bounded"]:
+                        going.remove(t)
+                if not going:
                     break
 
     # -- summary ---------------------------------------------------------
@@ -304,6 +448,8 @@ class Bench:
         by = {}
         for r in self.runs:
             by.setdefault((r["scenario"], r["arm"]), []).append(r)
+        a = self.targets[0]
+        compare = len(self.targets) > 1
 
         def med(rs, k):
             return stats.summary([x.get(k) for x in rs])
@@ -313,40 +459,58 @@ class Bench:
                 return fmt(s["median"], d)
             return f"{fmt(s['median'], d)} ({fmt(s['min'], d)}..{fmt(s['max'], d)})"
 
+        def split(arm):
+            """(the target that ran it, the arm's name without its label)"""
+            t = next(t for t in self.targets if t.owns(arm))
+            return t, arm[len(t.prefix):]
+
         scen = sorted({k[0] for k in by}, key=SCENARIOS.index)
         for sc in scen:
             arms = [k[1] for k in by if k[0] == sc]
-            base = None
-            if sc == "backlog-vs-lag":
-                base = med(by.get((sc, "unthrottled"), []), "qps")["median"]
-            elif sc in ("history-growth",):
-                base = med(by[(sc, arms[0])], "tps")["median"]
+            key = "qps" if sc == "backlog-vs-lag" else "tps"   # the throughput compared
+            base = {}                                         # each server's reference
+            for t in self.targets:
+                mine = [arm for arm in arms if t.owns(arm)]
+                if sc == "backlog-vs-lag":
+                    base[t] = med(by.get((sc, t.arm("unthrottled")), []), "qps")["median"]
+                elif sc in ("history-growth",) and mine:
+                    base[t] = med(by[(sc, mine[0])], "tps")["median"]
             rows = []
             for arm in arms:
+                t, name = split(arm)
                 rs = by[(sc, arm)]
                 qps, tps = med(rs, "qps"), med(rs, "tps")
                 if sc == "redo-per-trx":
-                    partner = arm.replace("generic", "compact")
+                    # its own server's compact arm, else A's (stock has none)
+                    at = "compact@" + name.rpartition("@")[2]
+                    partner = by.get((sc, t.arm(at))) or by.get((sc, a.arm(at))) or rs
                     ratio = stats.ratio(med(rs, "redo_bytes_per_trx")["median"],
-                                        med(by.get((sc, partner), rs), "redo_bytes_per_trx")["median"])
-                    rows.append([arm, mmm(tps), mmm(med(rs, "redo_bytes_per_trx"), 1),
-                                 report.rel(ratio)])
+                                        med(partner, "redo_bytes_per_trx")["median"])
+                    row = [arm, mmm(tps), mmm(med(rs, "redo_bytes_per_trx"), 1),
+                           report.rel(ratio)]
                 elif sc == "purge-capacity":
-                    rows.append([arm, mmm(tps), fmt(rs[0].get("history_max")),
-                                 fmt(rs[0].get("history_last")), "yes" if rs[0].get("bounded") else "no"])
+                    row = [arm, mmm(tps), fmt(rs[0].get("history_max")),
+                           fmt(rs[0].get("history_last")), "yes" if rs[0].get("bounded") else "no"]
                 else:
                     ref = (qps["median"] if sc == "backlog-vs-lag" else tps["median"])
-                    rows.append([arm, mmm(tps), mmm(qps), mmm(med(rs, "history_p95")),
-                                 mmm(med(rs, "history_max")), mmm(med(rs, "backlog")),
-                                 report.rel(stats.ratio(ref, base))])
+                    row = [arm, mmm(tps), mmm(qps), mmm(med(rs, "history_p95")),
+                           mmm(med(rs, "history_p95_late")),
+                           mmm(med(rs, "history_max")), mmm(med(rs, "backlog")),
+                           report.rel(stats.ratio(ref, base.get(t)))]
+                if compare:     # B's median over A's, same arm, same run; blank on A's rows
+                    row.append("" if t is a else report.rel(stats.ratio(
+                        med(rs, key)["median"], med(by.get((sc, a.arm(name)), []), key)["median"])))
+                rows.append(row)
             if sc == "redo-per-trx":
                 header = ["arm@threads", "tps", "redo bytes/trx", "bytes/trx vs compact"]
             elif sc == "purge-capacity":
                 header = ["target rate", "tps", "history max", "history at end", "bounded"]
             else:
-                header = ["arm", "tps", "qps", "history p95", "history max",
+                header = ["arm", "tps", "qps", "history p95", "history p95, 2nd half", "history max",
                           "to purge at slow shutdown",
                           "qps / unthrottled" if sc == "backlog-vs-lag" else "tps / first arm"]
+            if compare:
+                header.append(f"B/A {key} ({self.targets[1].label}/{a.label})")
             out.append((sc, header, rows))
         return out
 
@@ -378,21 +542,28 @@ def fmt(v, d=0):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="purgebench", description=__doc__)
+    ap = argparse.ArgumentParser(
+        prog="purgebench", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="The fork against Debian's stock 10.11.18, every arm on both, interleaved\n"
+               "(tools/install-stock-server unpacks it once, without a service), from the\n"
+               "top of the clone:\n"
+               "  BUILD/run --compare-server \"$(tools/install-stock-server --path)\"")
     ap.add_argument("scenarios", nargs="*", metavar="SCENARIO",
                     help=f"any of {', '.join(SCENARIOS)}, or all "
                          f"(default: {' '.join(DEFAULT_SCENARIOS)})")
-    ap.add_argument("--server", default=None,
-                    help="the mariadbd to benchmark (default: the fork's release build, "
-                         "build/release/sql/mariadbd; /usr/sbin/mariadbd for Debian's)")
-    ap.add_argument("--basedir", default=None, help="its basedir, if not the parent of its bin/")
+    ap.add_argument("--server", default=None, metavar="PATH",
+                    help="the mariadbd to benchmark, A (default: the fork's release build, "
+                         "build/release/sql/mariadbd; Debian's: see --compare-server)")
+    ap.add_argument("--basedir", default=None, metavar="DIR",
+                    help="its basedir, if not the parent of its bin/ or sbin/")
     ap.add_argument("--arms", default="formula,adaptive",
                     help="throttle arms for the fork: any of formula,uncoupled,adaptive "
                          "(default formula,adaptive)")
     ap.add_argument("--full", action="store_true", help="seed scale (long)")
     ap.add_argument("--repeats", type=int, default=1, help="repeats of each arm (default 1)")
     ap.add_argument("--time", type=int, default=None, help="seconds per run (override)")
-    ap.add_argument("--threads", type=int, default=None, help="threads for backlog-vs-lag")
+    ap.add_argument("--threads", type=int, default=None, help="threads for backlog-vs-lag and purge-capacity")
     ap.add_argument("--tables", type=int, default=None, help="sysbench tables (override)")
     ap.add_argument("--rows", type=int, default=None, help="rows per table (override)")
     ap.add_argument("--lags", type=lambda s: [int(x) for x in s.split(",")], default=None,
@@ -402,6 +573,22 @@ def parse_args(argv):
     ap.add_argument("--out", default=None, help="results directory (default results/<time>)")
     ap.add_argument("--reuse-datadir", action="store_true",
                     help="allow an existing data directory under --out")
+    cmp = ap.add_argument_group(
+        "comparing two servers",
+        "A is --server, B is --compare-server. Arm names carry the server's label\n"
+        "(fork:unthrottled, stock:unthrottled); an arm that sets a variable a server\n"
+        "lacks is skipped on it, with a note; each table gets a B/A column: B's\n"
+        "median over A's for the same arm, measured in the same run.")
+    cmp.add_argument("--compare-server", default=None, metavar="PATH",
+                     help="a second mariadbd, B: each arm of each scenario runs on A, then on "
+                          "B (A, B, A, B, ...), each on its own data directory under --out. "
+                          "Debian's stock 10.11.18: tools/install-stock-server prints its path")
+    cmp.add_argument("--compare-basedir", default=None, metavar="DIR",
+                     help="B's basedir, if not the parent of its bin/ or sbin/")
+    cmp.add_argument("--label", default=None, metavar="LABEL",
+                     help="A's name in arm names, the report and server-LABEL/ (default fork)")
+    cmp.add_argument("--compare-label", default=None, metavar="LABEL",
+                     help="B's name (default stock)")
     a = ap.parse_args(argv)
     for sc in a.scenarios:
         if sc not in SCENARIOS + ("all",):
@@ -411,6 +598,20 @@ def parse_args(argv):
     elif "all" in a.scenarios:
         a.scenarios = list(SCENARIOS)
     a.arms = a.arms.split(",")
+    if not a.compare_server:
+        given = [o for o, v in (("--compare-basedir", a.compare_basedir), ("--label", a.label),
+                                ("--compare-label", a.compare_label)) if v is not None]
+        if given:
+            ap.error(f"{', '.join(given)}: only with --compare-server")
+    a.label = "fork" if a.label is None else a.label
+    a.compare_label = "stock" if a.compare_label is None else a.compare_label
+    for opt, label in (("--label", a.label), ("--compare-label", a.compare_label)):
+        if not LABEL_RE.fullmatch(label):
+            ap.error(f"{opt} '{label}': use 1-32 letters, digits, '.', '_', '+' or '-', "
+                     "starting with a letter or digit (it names arms and a directory)")
+    if a.compare_server and a.label == a.compare_label:
+        ap.error(f"--label and --compare-label are both '{a.label}'; give the servers "
+                 "different names")
     return a
 
 
@@ -433,11 +634,8 @@ def main(argv=None):
         if bench is None:
             return 1
     finally:
-        if bench and bench.server and bench.server.proc:
-            try:   # stop cleanly; kill only if that fails
-                bench.server.shutdown(slow=False, timeout=120)
-            except (ServerError, KeyboardInterrupt):
-                bench.server.kill()
+        if bench:
+            bench.stop()
     if bench and bench.runs:
         print(bench.finish())
         print(f"purgebench: report {os.path.join(bench.outdir, 'summary.md')}")

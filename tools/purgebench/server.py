@@ -47,13 +47,14 @@ def tail(path, lines=25):
 
 
 class Installation:
-    """Where the server's programs are: a build tree, a tarball or /usr."""
+    """Where the server's programs are: a build tree, a tarball, /usr or
+    Debian's packages unpacked elsewhere (tools/install-stock-server)."""
 
-    def __init__(self, mariadbd, basedir=None):
+    def __init__(self, mariadbd, basedir=None,
+                 hint="build it (BUILD/build) or pass another with --server"):
         self.mariadbd = os.path.abspath(mariadbd)
         if not os.access(self.mariadbd, os.X_OK):
-            raise ServerError(f"no server binary at {self.mariadbd}: build it "
-                              "(BUILD/build) or pass another with --server")
+            raise ServerError(f"no server binary at {self.mariadbd}: {hint}")
         bindir = os.path.dirname(self.mariadbd)
         self.basedir = basedir or os.path.dirname(bindir)
         self.client = self._find("mariadb", [bindir, os.path.join(self.basedir, "bin"),
@@ -87,7 +88,13 @@ class Installation:
             return [f"--lc-messages-dir={os.path.join(self.basedir, 'sql', 'share')}"]
         if self.basedir == "/usr":
             return []
-        return [f"--basedir={self.basedir}"]
+        args = [f"--basedir={self.basedir}"]
+        # Debian's layout (usr/share/mysql/english/errmsg.sys) unpacked
+        # outside /usr: name the messages as its mariadb-install-db does
+        share = os.path.join(self.basedir, "share", "mysql")
+        if os.path.isfile(os.path.join(share, "english", "errmsg.sys")):
+            args.append(f"--lc-messages-dir={share}")
+        return args
 
     def install_db_args(self):
         if self.srcdir:

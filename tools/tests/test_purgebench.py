@@ -2,12 +2,15 @@
 """Unit tests of the benchmark harness's parsers and statistics."""
 
 import os
+import shutil
 import sys
+import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from purgebench import bench, sampler, stats, sysbench  # noqa: E402
-from purgebench.server import parse_backlog  # noqa: E402
+from purgebench.server import Installation, ServerError, parse_backlog  # noqa: E402
 
 INTERVAL = ("[ 10s ] thds: 4 tps: 612.93 qps: 12271.55 (r/w/o: 8594.66/2451.73/1225.16) "
             "lat (ms,95%): 9.22 err/s: 0.00 reconn/s: 0.00")
@@ -123,9 +126,287 @@ class CliTest(unittest.TestCase):
         self.assertEqual(list(bench.SCENARIOS), a.scenarios)
         self.assertEqual([10, 20], a.lags)
 
+    def test_comparison_options(self):
+        a = bench.parse_args(["--compare-server", "/x/mariadbd"])
+        self.assertEqual(("fork", "stock"), (a.label, a.compare_label))
+        a = bench.parse_args([])
+        self.assertIsNone(a.compare_server)
+
+    def test_bad_comparison_options_are_clear_errors(self):
+        for argv in (["--label", "x"], ["--compare-basedir", "/x"],
+                     ["--compare-server", "/x", "--label", "a:b"],
+                     ["--compare-server", "/x", "--compare-label", ""],
+                     ["--compare-server", "/x", "--label", "s", "--compare-label", "s"]):
+            with self.assertRaises(SystemExit, msg=argv), \
+                    mock.patch("sys.stderr"):
+                bench.parse_args(argv)
+
     def test_missing_server_binary_is_a_clear_error(self):
         rc = bench.main(["--server", "/nonexistent/mariadbd", "--out", "/tmp/pb-missing"])
         self.assertEqual(1, rc)
+
+
+# -- comparing two servers, without starting any ---------------------------
+FORK_ONLY = {"innodb_purge_throttle", "innodb_purge_coupled_throttle",
+             "innodb_undo_log_compact_init"}
+
+
+def fake_tree(root, debian):
+    """Executables where Installation looks: a tarball's bin/, or Debian's
+    usr/sbin + usr/bin + usr/share/mysql unpacked by install-stock-server."""
+    usr = os.path.join(root, "usr") if debian else root
+    server_dir = os.path.join(usr, "sbin" if debian else "bin")
+    for d, name in ((server_dir, "mariadbd"), (os.path.join(usr, "bin"), "mariadb"),
+                    (os.path.join(usr, "bin"), "mariadb-install-db")):
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name), "w") as f:
+            f.write("#!/bin/sh\necho 'mariadbd  Ver 10.11.18-MariaDB'\n")
+        os.chmod(os.path.join(d, name), 0o755)
+    if debian:
+        os.makedirs(os.path.join(usr, "share", "mysql", "english"))
+        open(os.path.join(usr, "share", "mysql", "english", "errmsg.sys"), "w").close()
+        with open(os.path.join(root, bench.STOCK_MARKER), "w") as f:
+            f.write("mariadb-server-core=1:10.11.18-0+deb12u1 0123\n"
+                    "mariadb-client-core=1:10.11.18-0+deb12u1 4567\n")
+    return os.path.join(server_dir, "mariadbd")
+
+
+class FakeServer:
+    """Stands in for server.Server: answers @@variables (a stock server
+    lacks the fork's), checks that only one server runs at a time."""
+    lacking = {}      # mariadbd path -> variables it lacks
+    up = []
+
+    def __init__(self, inst, workdir, options=None, allow_nonempty=False):
+        self.inst = inst
+        os.makedirs(workdir, exist_ok=True)
+        self.cnf = os.path.join(workdir, "my.cnf")
+        open(self.cnf, "w").close()
+        self.socket = os.path.join(workdir, "mysqld.sock")
+        self.proc = None
+
+    def initialize(self):
+        pass
+
+    def start(self):
+        assert not FakeServer.up, "two servers up at once"
+        FakeServer.up.append(self)
+        self.proc = object()
+
+    def shutdown(self, slow=True, timeout=None):
+        FakeServer.up.remove(self)
+        self.proc = None
+        return 0.0
+
+    kill = shutdown
+
+    def query(self, sql, timeout=60):
+        return []
+
+    def value(self, sql):
+        name = sql.split("@@")[-1].replace("GLOBAL.", "")
+        if name in FakeServer.lacking.get(self.inst.mariadbd, ()):
+            raise ServerError(f"query failed: {sql}: ERROR 1193 (HY000) at line 1: "
+                              f"Unknown system variable '{name}'")
+        return "1"
+
+
+class FakeBench(bench.Bench):
+    """The real planning, interleaving, labelling and tables; a run only
+    records what it would measure: tps by server and repeat, history that
+    stays flat up to a server's capacity and grows beyond it."""
+    tps = {"A": (100, 90, 110), "B": (90, 90, 90)}     # by repeat
+    capacity = {"A": 1000, "B": 500}
+
+    def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
+                repeat, rate=None, extra=None):
+        srv = self.use(t)
+        for var in settings:
+            assert self.has_var(t, var), (t.label, arm, var)
+        key = "A" if t is self.targets[0] else "B"
+        tps = self.tps[key][repeat - 1]
+        growth = 1000 if rate is not None and rate > self.capacity[key] else 0
+        compact = settings.get("innodb_undo_log_compact_init") == "ON"
+        res = dict(scenario=scenario, arm=t.arm(arm), repeat=repeat, threads=threads,
+                   rate=rate, settings=settings, tps=tps, qps=tps * 20, backlog=0,
+                   redo_bytes_per_trx=200.0 if compact else 300.0, intervals=[],
+                   samples=[{"t": i, "innodb_history_list_length": 100 + growth * i}
+                            for i in range(30)])
+        srv.shutdown(slow=True)
+        return self.keep(t, res, extra)
+
+
+class CompareTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="purgebench-test-")
+        self.fork = fake_tree(os.path.join(self.tmp, "fork"), debian=False)
+        self.stock = fake_tree(os.path.join(self.tmp, "stock"), debian=True)
+        FakeServer.lacking = {self.fork: set(), self.stock: FORK_ONLY}
+        FakeServer.up = []
+        for p in (mock.patch.object(bench, "Server", FakeServer),
+                  mock.patch.object(bench, "machine", return_value={}),
+                  mock.patch.object(bench.sysbench, "version", return_value="sysbench 1.0.20")):
+            p.start()
+            self.addCleanup(p.stop)
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def bench(self, *argv, compare=True):
+        argv = list(argv) + ["--server", self.fork, "--out", os.path.join(self.tmp, "out")]
+        if compare:
+            argv += ["--compare-server", self.stock]
+        b = FakeBench(bench.parse_args(argv))
+        for sc in b.args.scenarios:
+            with mock.patch("builtins.print"):
+                b.scenario(sc)
+        b.stop()
+        return b
+
+    def order(self, b):
+        return [(r["arm"], r["repeat"]) for r in b.runs]
+
+    def test_every_arm_on_both_servers_interleaved(self):
+        b = self.bench("history-growth", "--repeats", "2")
+        self.assertEqual([("fork:no-throttle", 1), ("stock:no-throttle", 1),
+                          ("fork:adaptive@1000", 1),
+                          ("fork:no-throttle", 2), ("stock:no-throttle", 2),
+                          ("fork:adaptive@1000", 2)], self.order(b))
+        self.assertEqual(["fork", "stock", "fork"] * 2, [r["server"] for r in b.runs])
+        self.assertEqual([], FakeServer.up)
+
+    def test_fork_only_arm_is_skipped_with_one_note(self):
+        b = self.bench("history-growth", "--repeats", "2")
+        with open(os.path.join(b.outdir, "progress.log")) as f:
+            log = f.read()
+        note = ("  stock: skipping adaptive@1000: needs @@innodb_purge_throttle, "
+                "which it lacks")
+        self.assertEqual(1, log.count(note + "\n"))
+
+    def test_native_arm_of_the_same_name_runs_with_its_own_settings(self):
+        b = self.bench("backlog-vs-lag", "--lags", "1000")
+        self.assertEqual(["fork:unthrottled", "stock:unthrottled", "fork:formula@1000",
+                          "stock:formula@1000", "fork:adaptive@1000"],
+                         [r["arm"] for r in b.runs])
+        settings = {r["arm"]: r["settings"] for r in b.runs}
+        self.assertEqual({"innodb_max_purge_lag": 1000, "innodb_max_purge_lag_delay": 5000},
+                         settings["stock:formula@1000"])
+        self.assertEqual("ON", settings["fork:formula@1000"]["innodb_purge_coupled_throttle"])
+
+    def test_each_server_has_its_data_directory_cnf_and_meta(self):
+        b = self.bench("history-growth")
+        self.assertEqual(["server-fork", "server-stock"],
+                         sorted(d for d in os.listdir(b.outdir) if d.startswith("server")))
+        for name in ("my-fork.cnf", "my-stock.cnf"):
+            self.assertTrue(os.path.exists(os.path.join(b.outdir, name)), name)
+        self.assertEqual("installed binaries (not a build tree)", b.meta["fork: build flavour"])
+        self.assertIn("mariadb-server-core=1:10.11.18-0+deb12u1", b.meta["stock: build flavour"])
+        self.assertEqual(self.stock, b.meta["stock: server binary"])
+        self.assertIn("Ver 10.11.18", b.meta["fork: mariadbd --version"])
+        self.assertTrue(b.meta["compared"].startswith("A = fork, B = stock"))
+
+    def test_labels(self):
+        b = self.bench("history-growth", "--label", "mine", "--compare-label", "deb")
+        self.assertEqual(["mine:no-throttle", "deb:no-throttle", "mine:adaptive@1000"],
+                         [r["arm"] for r in b.runs])
+        self.assertTrue(os.path.isdir(os.path.join(b.outdir, "server-deb")))
+
+    def test_purge_capacity_goes_on_for_the_server_that_keeps_up(self):
+        b = self.bench("purge-capacity")
+        self.assertEqual([("fork:rate@500", True), ("stock:rate@500", True),
+                          ("fork:rate@1000", True), ("stock:rate@1000", False),
+                          ("fork:rate@2000", False)],
+                         [(r["arm"], r["bounded"]) for r in b.runs])
+
+    def test_b_over_a_column(self):
+        b = self.bench("history-growth", "--repeats", "3")
+        (title, header, rows), = b.tables()
+        self.assertEqual("B/A tps (stock/fork)", header[-1])
+        by = {row[0]: row for row in rows}
+        self.assertEqual(["fork:no-throttle", "stock:no-throttle", "fork:adaptive@1000"],
+                         list(by))
+        self.assertEqual("100 (90..110)", by["fork:no-throttle"][1])     # median (min..max)
+        self.assertEqual("", by["fork:no-throttle"][-1])
+        self.assertEqual("**0.90** (red)", by["stock:no-throttle"][-1])
+        self.assertEqual("1.00", by["stock:no-throttle"][-2])       # vs its own first arm
+        self.assertEqual("", by["fork:adaptive@1000"][-1])
+
+    def test_b_over_a_uses_qps_for_backlog_vs_lag(self):
+        b = self.bench("backlog-vs-lag", "--lags", "1000")
+        (title, header, rows), = b.tables()
+        self.assertEqual("B/A qps (stock/fork)", header[-1])
+        self.assertEqual("**0.90** (red)", {r[0]: r for r in rows}["stock:formula@1000"][-1])
+
+    def test_redo_of_stock_is_compared_with_the_forks_compact(self):
+        with mock.patch.dict(bench.SCALE["redo-per-trx"], threads=((4,), (4,))):
+            b = self.bench("redo-per-trx")
+        (title, header, rows), = b.tables()
+        by = {row[0]: row for row in rows}
+        self.assertEqual(["fork:compact@4", "fork:generic@4", "stock:stock@4"], list(by))
+        self.assertEqual("**1.50** (green)", by["fork:generic@4"][3])
+        self.assertEqual("**1.50** (green)", by["stock:stock@4"][3])
+
+    def test_alone_nothing_is_labelled(self):
+        b = self.bench("history-growth", compare=False)
+        self.assertEqual(["no-throttle", "adaptive@1000"], [r["arm"] for r in b.runs])
+        self.assertNotIn("server", b.runs[0])
+        self.assertTrue(os.path.isdir(os.path.join(b.outdir, "server")))
+        self.assertTrue(os.path.exists(os.path.join(b.outdir, "my.cnf")))
+        self.assertIn("build flavour", b.meta)
+        self.assertNotIn("compared", b.meta)
+        (title, header, rows), = b.tables()
+        self.assertEqual("tps / first arm", header[-1])
+        self.assertEqual(8, len(rows[0]))
+
+
+class InterleaveTest(unittest.TestCase):
+    class T:
+        def __init__(self, label, lacks=()):
+            self.label, self.lacks = label, set(lacks)
+
+    @staticmethod
+    def has(t, var):
+        return var not in t.lacks
+
+    def test_one_server_runs_its_arms_in_order(self):
+        a = self.T("a")
+        runs, notes = bench.interleave([(a, [("x", {}), ("y", {"v": 1})])], self.has)
+        self.assertEqual([(a, "x", {}), (a, "y", {"v": 1})], runs)
+        self.assertEqual([], notes)
+
+    def test_an_arm_only_the_other_server_has_is_left_out_silently(self):
+        a, b = self.T("a", FORK_ONLY), self.T("b")
+        runs, notes = bench.interleave([(a, [("stock", {})]), (b, [("compact", {})])], self.has)
+        self.assertEqual([(a, "stock", {}), (b, "compact", {})], runs)
+        self.assertEqual([], notes)
+
+    def test_lacking_a_variable_of_its_own_arm_skips_it(self):
+        a, b = self.T("a"), self.T("b", {"w"})
+        runs, notes = bench.interleave([(a, [("x", {"w": 1})]), (b, [("x", {"w": 2})])],
+                                       self.has)
+        self.assertEqual([(a, "x", {"w": 1})], runs)
+        self.assertEqual(["  b: skipping x: needs @@w, which it lacks"], notes)
+
+
+class StockInstallationTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="purgebench-test-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def test_debian_tree_unpacked_elsewhere(self):
+        root = os.path.join(self.tmp, "stock")
+        inst = Installation(fake_tree(root, debian=True))
+        usr = os.path.join(root, "usr")
+        self.assertEqual(usr, inst.basedir)
+        self.assertEqual(os.path.join(usr, "bin", "mariadb"), inst.client)
+        self.assertEqual(os.path.join(usr, "bin", "mariadb-install-db"), inst.install_db)
+        self.assertEqual([f"--basedir={usr}",
+                          f"--lc-messages-dir={os.path.join(usr, 'share', 'mysql')}"],
+                         inst.server_args())
+        self.assertEqual([f"--basedir={usr}"], inst.install_db_args())
+
+    def test_tarball_layout_unchanged(self):
+        root = os.path.join(self.tmp, "tarball")
+        inst = Installation(fake_tree(root, debian=False))
+        self.assertEqual([f"--basedir={root}"], inst.server_args())
 
 
 if __name__ == "__main__":

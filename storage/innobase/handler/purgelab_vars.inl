@@ -98,4 +98,6 @@ static int show_purge_trx_delay(THD *, SHOW_VAR *var, void *buff,
   {"purge_throttle_target", &srv_max_purge_lag, SHOW_ULONG},            \
   {"purge_throttle_error", &purge_throttle_stats.error, SHOW_SLONGLONG},\
   {"purge_throttle_purge_rate", &purge_throttle_stats.purge_rate,       \
-   SHOW_ULONGLONG},
+   SHOW_ULONGLONG},                                                     \
+  {"undo_pages_init_compact", &undo_pages_init_compact, SHOW_ULONGLONG}, \
+  {"undo_pages_init_generic", &undo_pages_init_generic, SHOW_ULONGLONG},

@@ -118,6 +118,12 @@ inline void purge_throttle_after_trx_commit() noexcept
     purge_throttle_pay_trx_delay();
 }
 
+/** Undo log pages initialised since startup, by the redo record written:
+UNDO_INIT (innodb_undo_log_compact_init=ON) or generic writes (OFF), so
+that redo measurements know how many page creations they contain */
+extern Atomic_counter<ulonglong> undo_pages_init_compact;
+extern Atomic_counter<ulonglong> undo_pages_init_generic;
+
 /** Initialize a freshly allocated undo log page and write its redo log,
 either as one UNDO_INIT record or as generic writes.
 @param block  undo log page, just initialized by fsp_init_file_page()

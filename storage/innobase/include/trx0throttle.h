@@ -124,6 +124,9 @@ public:
   static constexpr uint64_t MIN_DELAY= 10;
   /** Time constant of the approach to the target, in microseconds */
   static constexpr uint64_t TAU= 2000000;
+  /** Time constant of the purge rate estimate, in microseconds: longer
+  than the steps in which the history length shows purge's progress */
+  static constexpr uint64_t RATE_TAU= 2000000;
   /** Shortest interval over which rates are measured, in microseconds */
   static constexpr uint64_t WINDOW= 50000;
   /** Poll interval of the coordinator while over target with nothing to
@@ -150,17 +153,22 @@ public:
       return m_delay;                 /* measure rates over a window */
     const double dh= double(history) - double(m_history);
     const double dc= double(commits - m_commits);
+    const uint64_t window_start_history= m_history;
     m_now= now; m_history= history; m_commits= commits;
     m_target= target;
     if (first)
       return m_delay;
     const double commit_rate= dc / dt;
-    if (history > target / 2)
+    if (window_start_history > target / 4)
     {
-      /* purge has work: what it removed is its capacity */
+      /* Purge had work throughout the window: what it removed is its
+      capacity.  The history shows purge's progress in steps (undo log
+      truncation after batches), so select windows by their start, not by
+      where a step left the history, and average over RATE_TAU. */
       const double purged= std::max(0.0, commit_rate - dh / dt);
+      const double weight= dt / (dt + double(RATE_TAU) * 1e-6);
       m_purge_rate= m_purge_rate > 0
-        ? 0.8 * m_purge_rate + 0.2 * purged : purged;
+        ? m_purge_rate + weight * (purged - m_purge_rate) : purged;
     }
     if (history <= target / 2)
       return m_delay= 0;

@@ -38,6 +38,8 @@ my_bool innodb_purge_coupled_throttle= TRUE;
 ulong innodb_purge_throttle= PURGE_THROTTLE_FORMULA;
 my_bool innodb_undo_log_compact_init= TRUE;
 purge_throttle_stats_t purge_throttle_stats;
+Atomic_counter<ulonglong> undo_pages_init_compact;
+Atomic_counter<ulonglong> undo_pages_init_generic;
 /** The adaptive throttle's delay, microseconds per read-write transaction,
 as last published by the controller (0 in the formula mode, whose per-row
 delay is srv_dml_needed_delay) */
@@ -176,8 +178,10 @@ void trx_undo_page_init_logged(const buf_block_t &block, mtr_t *mtr)
   {
     mtr->undo_create(block);
     trx_undo_page_init(block);
+    undo_pages_init_compact++;
     return;
   }
+  undo_pages_init_generic++;
   /* Log what trx_undo_page_init() writes with generic records, as MariaDB
   10.3.7 did: the page type and the undo page header.  The rest of the page
   is zero after fsp_init_file_page() (INIT_PAGE) in this mini-transaction, in
