@@ -249,9 +249,11 @@ class Bench:
                 self.meta[f"{m}@@{v}"] = t.server.value(f"SELECT @@{v}")
             except ServerError:
                 pass
-        self.meta["sysbench"] = sysbench.version()
-        self.meta["machine"] = json.dumps(machine())
         self.meta[m + "build flavour"] = flavour(t.inst)
+        # the same for every server: asked once
+        if "sysbench" not in self.meta:
+            self.meta["sysbench"] = sysbench.version()
+            self.meta["machine"] = json.dumps(machine())
 
     def has_var(self, t, name):
         """Whether t's server has the global variable (asked once)."""
