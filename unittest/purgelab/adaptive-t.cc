@@ -49,13 +49,19 @@ struct workload
   double purge_step= 0;
   double stall_from= -1; /* purge makes no progress in [stall_from, stall_to) */
   double stall_to= -1;
+  /* from this time on, purge's capacity is purge_per_s * capacity_factor,
+  as when the DML moves to tables whose purge costs more */
+  double capacity_change_at= -1;
+  double capacity_factor= 1;
 };
 
 /* purge's capacity while DML commits at rate */
-double purge_capacity(const workload &w, double rate)
+double purge_capacity(const workload &w, double rate, double t)
 {
   const double unthrottled= w.threads / (w.trx_us * 1e-6);
-  return w.purge_per_s * (1 - w.cpu_contention * rate / unthrottled);
+  const double capacity= w.capacity_change_at >= 0 && t >= w.capacity_change_at
+    ? w.purge_per_s * w.capacity_factor : w.purge_per_s;
+  return capacity * (1 - w.cpu_contention * rate / unthrottled);
 }
 
 sim_result simulate(const workload &w, uint64_t target, double seconds)
@@ -63,19 +69,23 @@ sim_result simulate(const workload &w, uint64_t target, double seconds)
   constexpr double dt= 0.01;
   adaptive_controller c;
   sim_result r;
-  double h= 0, commits= 0, purged= 0, shown= 0, next_step= 0;
+  /* purged: not yet shown in the history; parsed: all that purge did */
+  double h= 0, commits= 0, purged= 0, parsed= 0, shown= 0, next_step= 0;
   for (double t= 0; t < seconds; t+= dt)
   {
     const bool stalled= t >= w.stall_from && t < w.stall_to;
     const uint64_t d= c.update(uint64_t(t * 1e6) + 1, uint64_t(shown),
-                               uint64_t(commits), target, !stalled);
+                               uint64_t(commits), uint64_t(parsed), target,
+                               !stalled);
     const double rate= w.threads / ((w.trx_us + double(d)) * 1e-6);
     h+= rate * dt;
     commits+= rate * dt;
     if (!stalled)
     {
-      const double p= std::min(h - purged, purge_capacity(w, rate) * dt);
-      purged+= std::max(0.0, p);
+      const double p= std::max(0.0, std::min(h - purged,
+                                              purge_capacity(w, rate, t) * dt));
+      purged+= p;
+      parsed+= p;
     }
     if (t >= next_step)
     {
@@ -114,7 +124,8 @@ TEST(AdaptiveThrottle, NoTargetNoDelay)
 {
   adaptive_controller c;
   for (uint64_t i= 1; i < 100; i++)
-    EXPECT_EQ(0u, c.update(i * 10000, i * 100000, i * 101000, 0, true));
+    EXPECT_EQ(0u, c.update(i * 10000, i * 100000, i * 101000, i * 1000, 0,
+                           true));
 }
 
 /* history grows by 1000 per 10 ms while commits run at 200k/s */
@@ -122,7 +133,8 @@ static void overload(adaptive_controller &c, uint64_t from, uint64_t n,
                      bool progress= true)
 {
   for (uint64_t i= from; i < from + n; i++)
-    c.update(i * 10000, 20000 + i * 1000, i * 2000, 10000, progress);
+    c.update(i * 10000, 20000 + i * 1000, i * 2000, i * 1000, 10000,
+             progress);
 }
 
 TEST(AdaptiveThrottle, NeverDelaysWhenPurgeCannotProgress)
@@ -142,7 +154,8 @@ TEST(AdaptiveThrottle, AlwaysBounded)
   adaptive_controller c;
   for (uint64_t i= 1; i < 10000; i++)
   {
-    c.update(i * 10000, 20000 + i * 1000000, i * 2000000, 10000, true);
+    c.update(i * 10000, 20000 + i * 1000000, i * 2000000, i * 1000000, 10000,
+             true);
     EXPECT_LE(c.delay(), adaptive_controller::MAX_DELAY);
   }
 }
@@ -275,4 +288,25 @@ TEST(AdaptiveThrottle, HoldsTheTargetWhenHistoryFallsInSteps)
   stay within the target plus that swing */
   EXPECT_LE(pct(tail(r.history, 3000), 95), 1.1 * target + 3 * balance);
   EXPECT_GE(mean(tail(r.rate, 3000)), 0.95 * balance);
+}
+
+/* Purge's capacity drops to a third while the throttle holds the target,
+as on the server when a backlog caught up in large batches gives way to
+small ones, or the DML moves to tables whose purge costs more: the
+controller sees the drop in what purge parses, without waiting for the
+history to show it, and holds the target again. */
+TEST(AdaptiveThrottle, FollowsADropOfPurgeCapacity)
+{
+  workload w{256, 2560, 30000};
+  w.capacity_change_at= 30;
+  w.capacity_factor= 1.0 / 3;
+  const uint64_t target= 10000;
+  const sim_result r= simulate(w, target, 90);
+  /* the history grows by what purge no longer removes (20,000/s) for at
+  most 0.4 s; a purge rate estimated from the history length over 2 s let
+  it grow past 25,000 */
+  const std::vector<double> after(r.history.begin() + 3000, r.history.end());
+  EXPECT_LE(pct(after, 100), target + 0.4 * 20000);
+  EXPECT_LE(pct(tail(r.history, 3000), 95), 1.1 * target);
+  EXPECT_GE(mean(tail(r.rate, 3000)), 0.95 * 10000);
 }

@@ -104,7 +104,7 @@ delay.  Upstream's formula leaves three gaps that this closes:
    and read view: at 256 threads that made the history longer than no
    throttle at all.  The adaptive delay is taken once per read-write
    transaction, after its commit, when it holds nothing.
-It estimates the purge rate (commits minus history growth, while purge has
+It estimates the purge rate (the transactions purge parsed, while it had
 work) and the commit rate, and sets the per-transaction delay so that DML
 commits at the purge rate plus a correction that closes the gap to the
 target over about TAU seconds.  The commit rate is inversely proportional to
@@ -124,9 +124,10 @@ public:
   static constexpr uint64_t MIN_DELAY= 10;
   /** Time constant of the approach to the target, in microseconds */
   static constexpr uint64_t TAU= 2000000;
-  /** Time constant of the purge rate estimate, in microseconds: longer
-  than the steps in which the history length shows purge's progress */
-  static constexpr uint64_t RATE_TAU= 2000000;
+  /** Time constant of the purge rate estimate, in microseconds: a few
+  purge batches, so that a drop of purge's capacity (for example after a
+  backlog was caught up in large batches) is seen within a second */
+  static constexpr uint64_t RATE_TAU= 500000;
   /** Shortest interval over which rates are measured, in microseconds */
   static constexpr uint64_t WINDOW= 50000;
   /** Poll interval of the coordinator while over target with nothing to
@@ -137,38 +138,44 @@ public:
   @param now      a monotonic clock, in microseconds
   @param history  history length
   @param commits  a counter of committed read-write transactions
+  @param purged   a counter of the committed transactions that purge has
+                  parsed; unlike the history length, which shows purge's
+                  progress in steps (undo log truncation after batches), it
+                  advances with every batch
   @param target   innodb_max_purge_lag (0 = no throttling)
   @param progress whether purge can progress (no old read view blocks it)
   @return the per-transaction DML delay to publish, in microseconds */
   uint64_t update(uint64_t now, uint64_t history, uint64_t commits,
-                  uint64_t target, bool progress) noexcept
+                  uint64_t purged, uint64_t target, bool progress) noexcept
   {
     if (!target || !progress)
+    {
       /* never delay while purge cannot progress or without a target;
-      the next throttle starts afresh (no wind-up) */
+      the next throttle starts afresh (no wind-up), and no rate is
+      measured across the time purge was blocked */
+      m_now= 0;
       return m_delay= 0;
+    }
     const bool first= !m_now;
     const double dt= first ? 0 : double(now - m_now) * 1e-6;
     if (!first && dt < WINDOW * 1e-6)
       return m_delay;                 /* measure rates over a window */
-    const double dh= double(history) - double(m_history);
     const double dc= double(commits - m_commits);
+    const double dp= purged > m_purged ? double(purged - m_purged) : 0;
     const uint64_t window_start_history= m_history;
-    m_now= now; m_history= history; m_commits= commits;
+    m_now= now; m_history= history; m_commits= commits; m_purged= purged;
     m_target= target;
     if (first)
       return m_delay;
     const double commit_rate= dc / dt;
     if (window_start_history > target / 4)
     {
-      /* Purge had work throughout the window: what it removed is its
-      capacity.  The history shows purge's progress in steps (undo log
-      truncation after batches), so select windows by their start, not by
-      where a step left the history, and average over RATE_TAU. */
-      const double purged= std::max(0.0, commit_rate - dh / dt);
+      /* Purge had work throughout the window: what it parsed is its
+      capacity, averaged over RATE_TAU because it parses a batch at a
+      time. */
       const double weight= dt / (dt + double(RATE_TAU) * 1e-6);
       m_purge_rate= m_purge_rate > 0
-        ? m_purge_rate + weight * (purged - m_purge_rate) : purged;
+        ? m_purge_rate + weight * (dp / dt - m_purge_rate) : dp / dt;
     }
     if (history <= target / 2)
       return m_delay= 0;
@@ -223,6 +230,7 @@ private:
   uint64_t m_now= 0;
   uint64_t m_history= 0;
   uint64_t m_commits= 0;
+  uint64_t m_purged= 0;
   uint64_t m_target= 0;
   double m_purge_rate= 0;
 };

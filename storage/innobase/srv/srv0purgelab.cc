@@ -77,11 +77,15 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   static size_t last_history;
   const bool progress= n_pages || history < last_history;
   last_history= history;
-  /* a read-write transaction takes two identifiers: at start and at commit */
+  /* A read-write transaction takes two identifiers: at start and at
+  commit.  Purge parses the committed ones in the order of their trx_no,
+  which comes from the same sequence; only this coordinator moves the
+  tail. */
   const uint64_t commits= trx_sys.get_max_trx_id() / 2;
+  const uint64_t purged= purge_sys.tail.trx_no / 2;
   const ulonglong now= my_interval_timer() / 1000;
   purge_throttle_trx_delay= ulint(adaptive.update(now, history, commits,
-                                                  srv_max_purge_lag,
+                                                  purged, srv_max_purge_lag,
                                                   progress));
   trx_delay_published= now;
   purge_throttle_stats.error= adaptive.error();
