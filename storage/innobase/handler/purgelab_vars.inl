@@ -82,6 +82,16 @@ static int show_purge_trx_delay(THD *, SHOW_VAR *var, void *buff,
   return 0;
 }
 
+/** SHOW STATUS: history that purge has not parsed yet */
+static int show_purge_unparsed_trx(THD *, SHOW_VAR *var, void *buff,
+                                   system_status_var *, enum_var_type)
+{
+  var->type= SHOW_ULONGLONG;
+  var->value= buff;
+  *static_cast<ulonglong*>(buff)= purge_unparsed_trx();
+  return 0;
+}
+
 #define PURGELAB_STATUS_VARIABLES                                       \
   {"purge_dml_delay_current_usec", &srv_dml_needed_delay, SHOW_SIZE_T}, \
   {"purge_dml_delayed_rows", &purge_throttle_stats.delayed_rows,        \
@@ -91,6 +101,8 @@ static int show_purge_trx_delay(THD *, SHOW_VAR *var, void *buff,
   {"purge_dml_delay_total_usec", &purge_throttle_stats.delayed_usec,    \
    SHOW_ULONGLONG},                                                     \
   {"purge_dml_wakeups", &purge_throttle_stats.dml_wakeups, SHOW_ULONGLONG}, \
+  {"purge_unparsed_trx", (char*) &show_purge_unparsed_trx,              \
+   SHOW_SIMPLE_FUNC},                                                   \
   {"purge_throttle_active", (char*) &show_purge_throttle_active,        \
    SHOW_SIMPLE_FUNC},                                                   \
   {"purge_trx_delay_current_usec", (char*) &show_purge_trx_delay,       \

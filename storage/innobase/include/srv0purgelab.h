@@ -66,6 +66,12 @@ struct purge_throttle_stats_t
 extern purge_throttle_stats_t purge_throttle_stats;
 
 
+/** @return the transactions in the history that purge has not parsed yet:
+the history length without the undo logs that purge has processed but that
+undo log truncation has not removed from the history yet (SHOW STATUS
+Innodb_purge_unparsed_trx) */
+ulonglong purge_unparsed_trx() noexcept;
+
 /** Compute the per-row DML delay after a purge batch (trx_purge()).
 @param n_pages  undo log pages that the batch handled
 @param history  history length before the batch

@@ -53,6 +53,9 @@ static Atomic_relaxed<ulonglong> trx_delay_published;
 adaptive delay was in force and has not slept it yet */
 static thread_local bool trx_delay_owed;
 
+/** purge_sys.tail.trx_no after the last purge batch, for other threads */
+static Atomic_relaxed<trx_id_t> purge_parsed_trx_no;
+
 /** The adaptive controller; only the purge coordinator touches it */
 static purge_throttle::adaptive_controller adaptive;
 
@@ -62,8 +65,21 @@ static bool throttle_is_adaptive() noexcept
   return innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE;
 }
 
+ulonglong purge_unparsed_trx() noexcept
+{
+  const trx_id_t parsed= purge_parsed_trx_no;
+  const trx_id_t max_id= trx_sys.get_max_trx_id();
+  /* The tail is the trx_no of the undo log that purge parses next, and
+  each later commit took two identifiers.  The tail does not move while the
+  coordinator is idle, after purge has caught up: the history bounds what
+  is left. */
+  return std::min<ulonglong>(trx_sys.history_size_approx(),
+                             max_id >= parsed ? (max_id - parsed + 1) / 2 : 0);
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
+  purge_parsed_trx_no= purge_sys.tail.trx_no;
   if (!throttle_is_adaptive())
   {
     purge_throttle_trx_delay= 0;
