@@ -70,11 +70,11 @@ sim_result simulate(const workload &w, uint64_t target, double seconds)
   adaptive_controller c;
   sim_result r;
   /* purged: not yet shown in the history; parsed: all that purge did */
-  double h= 0, commits= 0, purged= 0, parsed= 0, shown= 0, next_step= 0;
+  double h= 0, commits= 0, purged= 0, parsed= 0, next_step= 0;
   for (double t= 0; t < seconds; t+= dt)
   {
     const bool stalled= t >= w.stall_from && t < w.stall_to;
-    const uint64_t d= c.update(uint64_t(t * 1e6) + 1, uint64_t(shown),
+    const uint64_t d= c.update(uint64_t(t * 1e6) + 1, uint64_t(h),
                                uint64_t(commits), uint64_t(parsed), target,
                                !stalled);
     const double rate= w.threads / ((w.trx_us + double(d)) * 1e-6);
@@ -93,7 +93,6 @@ sim_result simulate(const workload &w, uint64_t target, double seconds)
       purged= 0;
       next_step= t + w.purge_step;
     }
-    shown= h;
     r.history.push_back(h);
     r.rate.push_back(rate);
     r.delay.push_back(d);

@@ -65,21 +65,28 @@ static bool throttle_is_adaptive() noexcept
   return innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE;
 }
 
+/** @return the read-write transactions that a span of transaction
+identifiers covers: each takes two, at its start and at its commit (trx_no
+comes from the same sequence) */
+static constexpr uint64_t trx_in_ids(trx_id_t ids) noexcept { return ids / 2; }
+
 ulonglong purge_unparsed_trx() noexcept
 {
   const trx_id_t parsed= purge_parsed_trx_no;
   const trx_id_t max_id= trx_sys.get_max_trx_id();
-  /* The tail is the trx_no of the undo log that purge parses next, and
-  each later commit took two identifiers.  The tail does not move while the
-  coordinator is idle, after purge has caught up: the history bounds what
-  is left. */
+  /* The tail is the trx_no of the undo log that purge parses next.  It
+  does not move while the coordinator is idle, after purge has caught up:
+  the history bounds what is left. */
   return std::min<ulonglong>(trx_sys.history_size_approx(),
-                             max_id >= parsed ? (max_id - parsed + 1) / 2 : 0);
+                             max_id >= parsed
+                             ? trx_in_ids(max_id - parsed + 1) : 0);
 }
 
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
-  purge_parsed_trx_no= purge_sys.tail.trx_no;
+  /* only this coordinator moves the tail */
+  const trx_id_t tail= purge_sys.tail.trx_no;
+  purge_parsed_trx_no= tail;
   if (!throttle_is_adaptive())
   {
     purge_throttle_trx_delay= 0;
@@ -93,12 +100,9 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   static size_t last_history;
   const bool progress= n_pages || history < last_history;
   last_history= history;
-  /* A read-write transaction takes two identifiers: at start and at
-  commit.  Purge parses the committed ones in the order of their trx_no,
-  which comes from the same sequence; only this coordinator moves the
-  tail. */
-  const uint64_t commits= trx_sys.get_max_trx_id() / 2;
-  const uint64_t purged= purge_sys.tail.trx_no / 2;
+  /* purge parses committed transactions in the order of their trx_no */
+  const uint64_t commits= trx_in_ids(trx_sys.get_max_trx_id());
+  const uint64_t purged= trx_in_ids(tail);
   const ulonglong now= my_interval_timer() / 1000;
   purge_throttle_trx_delay= ulint(adaptive.update(now, history, commits,
                                                   purged, srv_max_purge_lag,
