@@ -83,7 +83,8 @@ def machine():
 
 # variables that arms set: probed once per server at its first start
 ARM_VARS = ("innodb_max_purge_lag", "innodb_max_purge_lag_delay", "innodb_purge_throttle",
-            "innodb_purge_coupled_throttle", "innodb_undo_log_compact_init")
+            "innodb_purge_coupled_throttle", "innodb_undo_log_compact_init",
+            "innodb_purge_drain_rsegs")
 # what tools/install-stock-server leaves next to the usr/ it unpacked
 STOCK_MARKER = "purgelab-stock.txt"
 LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,31}")
@@ -115,6 +116,21 @@ class Target:
 
     def owns(self, arm):
         return arm.startswith(self.prefix)
+
+
+def with_drains(arms, drains, has_drain=True):
+    """Each arm once per innodb_purge_drain_rsegs width of --drains (none:
+    the arms as they are), named NAME+drainN[@LAG] for a width N > 0. A
+    server without the variable (has_drain false) runs width 0 as it is:
+    upstream's rotation."""
+    if not drains:
+        return arms
+
+    def named(name, n):
+        head, at, lag = name.partition("@")
+        return f"{head}+drain{n}{at}{lag}" if n else name
+    return [(named(name, n), dict(st, innodb_purge_drain_rsegs=n) if n or has_drain else st)
+            for name, st in arms for n in drains]
 
 
 def interleave(arm_lists, has_var):
@@ -389,7 +405,9 @@ class Bench:
         """The runs of one step, interleaved over the servers: fixed arms,
         or each server's arms_for(). Skipped arms are logged once."""
         targets = self.targets if targets is None else targets
-        lists = [(t, fixed if fixed is not None else self.arms_for(t, scenario, lag))
+        lists = [(t, with_drains(fixed if fixed is not None
+                                 else self.arms_for(t, scenario, lag), self.args.drains,
+                                 self.has_var(t, "innodb_purge_drain_rsegs")))
                  for t in targets]
         runs, notes = interleave(lists, self.has_var)
         for note in notes:
@@ -562,6 +580,9 @@ def parse_args(argv):
     ap.add_argument("--arms", default="formula,adaptive",
                     help="throttle arms for the fork: any of formula,uncoupled,adaptive "
                          "(default formula,adaptive)")
+    ap.add_argument("--drains", type=drain_widths, default=None, metavar="N[,N...]",
+                    help="run every arm once per innodb_purge_drain_rsegs width, e.g. 0,16 "
+                         "(arms ARM+drainN; default: leave the variable alone)")
     ap.add_argument("--full", action="store_true", help="seed scale (long)")
     ap.add_argument("--repeats", type=int, default=1, help="repeats of each arm (default 1)")
     ap.add_argument("--time", type=int, default=None, help="seconds per run (override)")
@@ -615,6 +636,21 @@ def parse_args(argv):
         ap.error(f"--label and --compare-label are both '{a.label}'; give the servers "
                  "different names")
     return a
+
+
+def drain_widths(text):
+    """--drains: distinct innodb_purge_drain_rsegs widths, 0..64."""
+    try:
+        widths = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': give widths as N[,N...], e.g. 0,16")
+    bad = [n for n in widths if not 0 <= n <= 64]
+    if bad:
+        raise argparse.ArgumentTypeError(
+            f"{bad[0]}: innodb_purge_drain_rsegs ranges from 0 to 64")
+    if len(set(widths)) != len(widths):
+        raise argparse.ArgumentTypeError(f"'{text}': a width is given twice")
+    return widths
 
 
 def main(argv=None):

@@ -141,6 +141,13 @@ class CliTest(unittest.TestCase):
                     mock.patch("sys.stderr"):
                 bench.parse_args(argv)
 
+    def test_drains(self):
+        self.assertIsNone(bench.parse_args([]).drains)
+        self.assertEqual([0, 16], bench.parse_args(["--drains", "0,16"]).drains)
+        for bad in ("65", "-1", "x", "4,4"):
+            with self.assertRaises(SystemExit, msg=bad), mock.patch("sys.stderr"):
+                bench.parse_args(["--drains", bad])
+
     def test_missing_server_binary_is_a_clear_error(self):
         rc = bench.main(["--server", "/nonexistent/mariadbd", "--out", "/tmp/pb-missing"])
         self.assertEqual(1, rc)
@@ -148,7 +155,7 @@ class CliTest(unittest.TestCase):
 
 # -- comparing two servers, without starting any ---------------------------
 FORK_ONLY = {"innodb_purge_throttle", "innodb_purge_coupled_throttle",
-             "innodb_undo_log_compact_init"}
+             "innodb_undo_log_compact_init", "innodb_purge_drain_rsegs"}
 
 
 def fake_tree(root, debian):
@@ -384,6 +391,34 @@ class InterleaveTest(unittest.TestCase):
                                        self.has)
         self.assertEqual([(a, "x", {"w": 1})], runs)
         self.assertEqual(["  b: skipping x: needs @@w, which it lacks"], notes)
+
+
+class DrainArmsTest(unittest.TestCase):
+    def test_without_drains_the_arms_are_unchanged(self):
+        arms = [("unthrottled", {"innodb_max_purge_lag": 0})]
+        self.assertIs(arms, bench.with_drains(arms, None))
+
+    def test_each_arm_once_per_width_named_before_the_lag(self):
+        arms = [("unthrottled", {"innodb_max_purge_lag": 0}),
+                ("adaptive@10000", {"innodb_purge_throttle": "adaptive"})]
+        self.assertEqual(
+            [("unthrottled", {"innodb_max_purge_lag": 0, "innodb_purge_drain_rsegs": 0}),
+             ("unthrottled+drain16", {"innodb_max_purge_lag": 0,
+                                      "innodb_purge_drain_rsegs": 16}),
+             ("adaptive@10000", {"innodb_purge_throttle": "adaptive",
+                                 "innodb_purge_drain_rsegs": 0}),
+             ("adaptive+drain16@10000", {"innodb_purge_throttle": "adaptive",
+                                         "innodb_purge_drain_rsegs": 16})],
+            bench.with_drains(arms, [0, 16]))
+
+    def test_a_server_without_the_variable_skips_drain_arms(self):
+        t = InterleaveTest.T("stock", {"innodb_purge_drain_rsegs"})
+        runs, notes = bench.interleave(
+            [(t, bench.with_drains([("unthrottled", {})], [0, 16], False))],
+            InterleaveTest.has)
+        self.assertEqual([(t, "unthrottled", {})], runs)
+        self.assertEqual(["  stock: skipping unthrottled+drain16: needs "
+                          "@@innodb_purge_drain_rsegs, which it lacks"], notes)
 
 
 class StockInstallationTest(unittest.TestCase):

@@ -24,6 +24,7 @@ PURGELAB_STATUS_VARIABLES in its arrays).
 *******************************************************/
 
 #include "srv0purgelab.h"
+#include "trx0drain.h"
 
 static MYSQL_SYSVAR_BOOL(purge_coupled_throttle, innodb_purge_coupled_throttle,
   PLUGIN_VAR_OPCMDARG,
@@ -56,8 +57,17 @@ static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
   " instead, for comparison",
   NULL, NULL, TRUE);
 
+static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
+  PLUGIN_VAR_RQCMDARG,
+  "How many rollback segments undo log truncation may withhold from new"
+  " transactions at once, so that it can free the history of transactions"
+  " that purge has processed while more transactions run than there are"
+  " rollback segments. 0 keeps upstream's rotation of one segment at a time",
+  NULL, NULL, 0, 0, purge_throttle::rseg_drain::MAX_WIDTH, 0);
+
 #define PURGELAB_SYSTEM_VARIABLES                                       \
   MYSQL_SYSVAR(purge_coupled_throttle),                                 \
+  MYSQL_SYSVAR(purge_drain_rsegs),                                      \
   MYSQL_SYSVAR(purge_throttle),                                         \
   MYSQL_SYSVAR(undo_log_compact_init),
 
@@ -92,6 +102,16 @@ static int show_purge_unparsed_trx(THD *, SHOW_VAR *var, void *buff,
   return 0;
 }
 
+/** SHOW STATUS: rollback segments that the drain withholds */
+static int show_purge_rsegs_withheld(THD *, SHOW_VAR *var, void *buff,
+                                     system_status_var *, enum_var_type)
+{
+  var->type= SHOW_UINT;
+  var->value= buff;
+  *static_cast<uint*>(buff)= purge_rsegs_withheld();
+  return 0;
+}
+
 #define PURGELAB_STATUS_VARIABLES                                       \
   {"purge_dml_delay_current_usec", &srv_dml_needed_delay, SHOW_SIZE_T}, \
   {"purge_dml_delayed_rows", &purge_throttle_stats.delayed_rows,        \
@@ -102,6 +122,8 @@ static int show_purge_unparsed_trx(THD *, SHOW_VAR *var, void *buff,
    SHOW_ULONGLONG},                                                     \
   {"purge_dml_wakeups", &purge_throttle_stats.dml_wakeups, SHOW_ULONGLONG}, \
   {"purge_unparsed_trx", (char*) &show_purge_unparsed_trx,              \
+   SHOW_SIMPLE_FUNC},                                                   \
+  {"purge_rsegs_withheld", (char*) &show_purge_rsegs_withheld,          \
    SHOW_SIMPLE_FUNC},                                                   \
   {"purge_throttle_active", (char*) &show_purge_throttle_active,        \
    SHOW_SIMPLE_FUNC},                                                   \

@@ -32,6 +32,7 @@ hooks in upstream InnoDB code call.
 
 struct buf_block_t;
 struct mtr_t;
+struct trx_rseg_t;
 
 /** innodb_purge_coupled_throttle: MDEV-29401 coupling of the DML delay to
 purge (default ON); OFF restores the uncoupled semantics */
@@ -44,6 +45,11 @@ extern ulong innodb_purge_throttle;
 /** innodb_undo_log_compact_init: log the creation of an undo page with the
 compact UNDO_INIT record (default ON), or with generic writes (OFF) */
 extern my_bool innodb_undo_log_compact_init;
+
+/** innodb_purge_drain_rsegs: how many rollback segments undo log truncation
+may withhold from new transactions at once, so as to free their history
+(0: upstream's rotation of one at a time) */
+extern uint innodb_purge_drain_rsegs;
 
 /** Counters of the purge lag throttle (SHOW GLOBAL STATUS), written only
 by DML threads that are being delayed */
@@ -71,6 +77,20 @@ the history length without the undo logs that purge has processed but that
 undo log truncation has not removed from the history yet (SHOW STATUS
 Innodb_purge_unparsed_trx) */
 ulonglong purge_unparsed_trx() noexcept;
+
+/** After undo log truncation visited a rollback segment
+(purge_sys_t::iterator::free_history_rseg(), rseg.latch held exclusively):
+withhold it from new transactions, or give it back, as
+innodb_purge_drain_rsegs says (include/trx0drain.h).
+@param rseg  rollback segment
+@param busy  the visit stopped at history that purge has processed but
+             that it could not free
+@return whether the fork's drain withholds or withheld the segment; if
+not, upstream's purge_sys.skipped_rseg rotation applies to it */
+bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept;
+
+/** @return how many rollback segments the drain withholds now */
+uint purge_rsegs_withheld() noexcept;
 
 /** Compute the per-row DML delay after a purge batch (trx_purge()).
 @param n_pages  undo log pages that the batch handled

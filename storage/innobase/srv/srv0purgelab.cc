@@ -24,6 +24,7 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 
 #include "srv0purgelab.h"
 #include "trx0throttle.h"
+#include "trx0drain.h"
 #include "trx0purge.h"
 #include "trx0undo.h"
 #include "srv0srv.h"
@@ -37,6 +38,7 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 my_bool innodb_purge_coupled_throttle= TRUE;
 ulong innodb_purge_throttle= PURGE_THROTTLE_FORMULA;
 my_bool innodb_undo_log_compact_init= TRUE;
+uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
 Atomic_counter<ulonglong> undo_pages_init_compact;
 Atomic_counter<ulonglong> undo_pages_init_generic;
@@ -58,6 +60,14 @@ static Atomic_relaxed<trx_id_t> purge_parsed_trx_no;
 
 /** The adaptive controller; only the purge coordinator touches it */
 static purge_throttle::adaptive_controller adaptive;
+
+/** The rollback segments that the drain withholds; only the thread that
+runs undo log truncation touches it, one at a time */
+static purge_throttle::rseg_drain rseg_drain;
+static_assert(purge_throttle::rseg_drain::N_RSEGS == TRX_SYS_N_RSEGS, "");
+
+/** rseg_drain.withheld(), for other threads */
+static Atomic_relaxed<uint> rsegs_withheld;
 
 /** @return whether the adaptive throttle is selected */
 static bool throttle_is_adaptive() noexcept
@@ -195,6 +205,37 @@ void purge_throttle_dml_sleep(ulint delay) noexcept
   purge_throttle_stats.delayed_rows++;
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
 }
+
+bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
+{
+  ut_ad(rseg.latch.have_wr());
+  const unsigned i= unsigned(&rseg - trx_sys.rseg_array);
+  const bool ours= rseg_drain.is_withheld(i);
+  const uint width= innodb_purge_drain_rsegs;
+  if (!width && !ours)
+    return false;
+  /* No reference can be added while the segment is withheld
+  (trx_rseg_t::acquire_if_available()), so a segment found unreferenced
+  here stays so until it is given back. */
+  const uint32_t ref= rseg.ref_load();
+  const purge_throttle::rseg_drain::visit v{
+    i, busy, ref >= trx_rseg_t::REF, (ref & trx_rseg_t::SKIP) != 0,
+    rseg.space == purge_sys.truncate_undo_space.current};
+  switch (rseg_drain.visited(v, width)) {
+  case purge_throttle::rseg_drain::KEEP:
+    break;
+  case purge_throttle::rseg_drain::WITHHOLD:
+    rseg.set_skip_allocation();
+    break;
+  case purge_throttle::rseg_drain::RELEASE:
+    rseg.clear_skip_allocation();
+    break;
+  }
+  rsegs_withheld= rseg_drain.withheld();
+  return ours || rseg_drain.is_withheld(i);
+}
+
+uint purge_rsegs_withheld() noexcept { return rsegs_withheld; }
 
 void trx_undo_page_init_logged(const buf_block_t &block, mtr_t *mtr)
 {

@@ -1,0 +1,146 @@
+/*****************************************************************************
+
+Copyright (c) 2026, purgelab developers.
+
+This program is free software; you can redistribute it and/or modify it under
+the terms of the GNU General Public License as published by the Free Software
+Foundation; version 2 of the License.
+
+This program is distributed in the hope that it will be useful, but WITHOUT
+ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+
+You should have received a copy of the GNU General Public License along with
+this program; if not, write to the Free Software Foundation, Inc.,
+51 Franklin Street, Fifth Floor, Boston, MA 02110-1335 USA
+
+*****************************************************************************/
+
+/**************************************************//**
+@file include/trx0drain.h
+Which rollback segments undo log truncation withholds from new transactions
+(innodb_purge_drain_rsegs): the pure decision logic.
+
+Undo log truncation (purge_sys_t::iterator::free_history_rseg()) removes
+the undo logs that purge has processed from a rollback segment's history
+only while no transaction references that rollback segment.  Transactions
+take the 128 rollback segments in turn, so with more concurrent writers than
+about 128 nearly every rollback segment is referenced at every truncation
+pass, and the history length keeps counting transactions that purge has
+long finished with.  Upstream breaks the deadlock one rollback segment at a
+time: it withholds the segment at purge_sys.skipped_rseg from new
+transactions until a pass frees its history, then moves on to the next.
+That rotation takes two passes per rollback segment, 256 passes in all, and
+each rollback segment piles up history for that long.
+
+The fork withholds up to innodb_purge_drain_rsegs rollback segments at
+once, taken in turn by a cursor, and gives each back as soon as a pass
+found it drained (nothing left that purge has processed) and unreferenced.
+
+Nothing here depends on InnoDB's state, so that it can be unit tested;
+srv0purgelab.cc applies it to the rollback segments.  Only the thread that
+runs undo log truncation calls it (one at a time: the coordinator waits for
+purge_truncation_task before it truncates itself).
+*******************************************************/
+
+#ifndef trx0drain_h
+#define trx0drain_h
+
+#include <bitset>
+#include <cstdint>
+
+namespace purge_throttle
+{
+
+class rseg_drain
+{
+public:
+  /** Number of rollback segments (TRX_SYS_N_RSEGS) */
+  static constexpr unsigned N_RSEGS= 128;
+  /** Upper bound of innodb_purge_drain_rsegs: new transactions keep at
+  least half of the rollback segments */
+  static constexpr unsigned MAX_WIDTH= N_RSEGS / 2;
+
+  /** What one truncation pass found in a rollback segment */
+  struct visit
+  {
+    /** index in trx_sys.rseg_array */
+    unsigned rseg;
+    /** the pass stopped at history that purge had processed but that it
+    could not free: the segment was referenced, or the purge view did not
+    see its last transaction yet */
+    bool busy;
+    /** transactions reference the segment now */
+    bool referenced;
+    /** the segment is withheld from new transactions now (trx_rseg_t::SKIP),
+    by anyone */
+    bool skip;
+    /** its undo tablespace is being truncated, which owns the SKIP flag */
+    bool tablespace_truncating;
+  };
+
+  /** What to do with the rollback segment's SKIP flag */
+  enum action { KEEP, WITHHOLD, RELEASE };
+
+  /** Decide after a truncation pass visited a rollback segment.
+  Every segment is visited in each pass, in index order.
+  @param v      what the pass found
+  @param width  innodb_purge_drain_rsegs (0: give all back, withhold none)
+  @return the action for the segment's SKIP flag */
+  action visited(const visit &v, unsigned width) noexcept
+  {
+    if (v.rseg >= N_RSEGS)
+      return KEEP;
+    if (m_withheld[v.rseg])
+    {
+      if (!v.skip || v.tablespace_truncating)
+      {
+        /* Undo tablespace truncation took the flag over, or reinitialized
+        the segment and cleared it: the segment is not ours any more. */
+        forget(v.rseg);
+        return KEEP;
+      }
+      /* A segment may only be given back when nobody references it
+      (trx_rseg_t::clear_skip_allocation()); no new reference can appear
+      while it is withheld. */
+      if (v.referenced || (v.busy && m_count <= width))
+        return KEEP;
+      forget(v.rseg);
+      return RELEASE;
+    }
+    if (v.rseg != m_cursor)
+      return KEEP;
+    if (v.busy && !v.skip)
+    {
+      if (m_count >= width)
+        return KEEP;               /* the cursor waits for a free slot */
+      m_withheld.set(v.rseg);
+      m_count++;
+      advance();
+      return WITHHOLD;
+    }
+    /* nothing to drain here, or someone else withholds it already */
+    advance();
+    return KEEP;
+  }
+
+  /** @return how many rollback segments are withheld */
+  unsigned withheld() const noexcept { return m_count; }
+  /** @return whether a rollback segment is withheld */
+  bool is_withheld(unsigned rseg) const noexcept
+  { return rseg < N_RSEGS && m_withheld[rseg]; }
+  /** @return the rollback segment that is to be withheld next */
+  unsigned cursor() const noexcept { return m_cursor; }
+
+private:
+  void forget(unsigned rseg) noexcept { m_withheld.reset(rseg); m_count--; }
+  void advance() noexcept { m_cursor= (m_cursor + 1) % N_RSEGS; }
+
+  std::bitset<N_RSEGS> m_withheld;
+  unsigned m_count= 0;
+  unsigned m_cursor= 0;
+};
+
+} // namespace purge_throttle
+
+#endif
