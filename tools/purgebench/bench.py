@@ -133,6 +133,24 @@ def with_drains(arms, drains, has_drain=True):
             for name, st in arms for n in drains]
 
 
+def rotate(runs, repeat):
+    """The runs of one repeat, their arms rotated by one per repeat (repeat
+    1 as planned, repeat 2 from the second arm, ...), so that no arm always
+    runs first: on this machine the first run after the tables are prepared
+    was the fastest whatever its arm. runs: [(target, arm, ...)]; the runs of
+    one arm (one per server) stay together, in their order."""
+    groups = []
+    for run in runs:
+        if groups and groups[-1][0][1] == run[1]:
+            groups[-1].append(run)
+        else:
+            groups.append([run])
+    if not groups:
+        return []
+    k = (repeat - 1) % len(groups)
+    return [run for g in groups[k:] + groups[:k] for run in g]
+
+
 def interleave(arm_lists, has_var):
     """The run order of one step over several servers: each arm on each
     server in turn (A's run, B's run, A's next arm, ...), arms in order of
@@ -428,23 +446,23 @@ class Bench:
         if name == "history-growth":
             threads = self.pick(name, "threads")
             for r in range(1, repeats + 1):
-                for t, arm, st in self.plan(name):        # interleaved arms
+                for t, arm, st in rotate(self.plan(name), r):     # interleaved arms
                     self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r)
         elif name == "backlog-vs-lag":
             threads = self.args.threads or self.pick(name, "threads")
             lags = self.args.lags or self.pick(name, "lags")
             for r in range(1, repeats + 1):
-                for t, arm, st in self.plan(name, fixed=[("unthrottled",
-                                                          {"innodb_max_purge_lag": 0})]):
-                    self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r)
+                runs = [(t, arm, st, None) for t, arm, st in
+                        self.plan(name, fixed=[("unthrottled", {"innodb_max_purge_lag": 0})])]
                 for lag in lags:
-                    for t, arm, st in self.plan(name, lag):
-                        self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r,
-                                     extra={"lag": lag})
+                    runs += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
+                for t, arm, st, extra in rotate(runs, r):
+                    self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r,
+                                 extra=extra)
         elif name == "redo-per-trx":
             for threads in self.pick(name, "threads"):
                 for r in range(1, repeats + 1):
-                    for t, arm, st in self.plan(name):
+                    for t, arm, st in rotate(self.plan(name), r):
                         self.run_arm(t, name, f"{arm}@{threads}", st, test, tables, rows,
                                      threads, seconds, r)
         elif name == "purge-capacity":

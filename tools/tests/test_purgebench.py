@@ -273,11 +273,13 @@ class CompareTest(unittest.TestCase):
 
     def test_every_arm_on_both_servers_interleaved(self):
         b = self.bench("history-growth", "--repeats", "2")
+        # the second repeat starts from the second arm (rotate())
         self.assertEqual([("fork:no-throttle", 1), ("stock:no-throttle", 1),
                           ("fork:adaptive@1000", 1),
-                          ("fork:no-throttle", 2), ("stock:no-throttle", 2),
-                          ("fork:adaptive@1000", 2)], self.order(b))
-        self.assertEqual(["fork", "stock", "fork"] * 2, [r["server"] for r in b.runs])
+                          ("fork:adaptive@1000", 2),
+                          ("fork:no-throttle", 2), ("stock:no-throttle", 2)], self.order(b))
+        self.assertEqual(["fork", "stock", "fork", "fork", "fork", "stock"],
+                         [r["server"] for r in b.runs])
         self.assertEqual([], FakeServer.up)
 
     def test_fork_only_arm_is_skipped_with_one_note(self):
@@ -391,6 +393,23 @@ class InterleaveTest(unittest.TestCase):
                                        self.has)
         self.assertEqual([(a, "x", {"w": 1})], runs)
         self.assertEqual(["  b: skipping x: needs @@w, which it lacks"], notes)
+
+
+class RotateTest(unittest.TestCase):
+    def test_first_repeat_as_planned_then_one_arm_later_each(self):
+        runs = [("a", "x"), ("a", "y"), ("a", "z")]
+        self.assertEqual(runs, bench.rotate(runs, 1))
+        self.assertEqual([("a", "y"), ("a", "z"), ("a", "x")], bench.rotate(runs, 2))
+        self.assertEqual([("a", "z"), ("a", "x"), ("a", "y")], bench.rotate(runs, 3))
+        self.assertEqual(runs, bench.rotate(runs, 4))
+
+    def test_the_servers_runs_of_an_arm_stay_together(self):
+        runs = [("A", "x", 1), ("B", "x", 2), ("A", "y", 3), ("B", "y", 4), ("A", "z", 5)]
+        self.assertEqual([("A", "y", 3), ("B", "y", 4), ("A", "z", 5), ("A", "x", 1),
+                          ("B", "x", 2)], bench.rotate(runs, 2))
+
+    def test_nothing_to_run(self):
+        self.assertEqual([], bench.rotate([], 3))
 
 
 class DrainArmsTest(unittest.TestCase):
