@@ -133,6 +133,16 @@ def with_drains(arms, drains, has_drain=True):
             for name, st in arms for n in drains]
 
 
+DRAIN_RE = re.compile(r"\+drain\d+")
+
+
+def unthrottled_for(name):
+    """The unthrottled arm a backlog-vs-lag arm is compared with: the one at
+    the same innodb_purge_drain_rsegs width (--drains)."""
+    m = DRAIN_RE.search(name.partition("@")[0])
+    return "unthrottled" + (m.group(0) if m else "")
+
+
 def rotate(runs, repeat):
     """The runs of one repeat, their arms rotated by one per repeat (repeat
     1 as planned, repeat 2 from the second arm, ...), so that no arm always
@@ -506,13 +516,16 @@ class Bench:
         for sc in scen:
             arms = [k[1] for k in by if k[0] == sc]
             key = "qps" if sc == "backlog-vs-lag" else "tps"   # the throughput compared
-            base = {}                                         # each server's reference
+            base = {}                               # each arm's reference, on its server
             for t in self.targets:
                 mine = [arm for arm in arms if t.owns(arm)]
                 if sc == "backlog-vs-lag":
-                    base[t] = med(by.get((sc, t.arm("unthrottled")), []), "qps")["median"]
+                    for arm in mine:
+                        ref = t.arm(unthrottled_for(arm[len(t.prefix):]))
+                        base[arm] = med(by.get((sc, ref), []), "qps")["median"]
                 elif sc in ("history-growth",) and mine:
-                    base[t] = med(by[(sc, mine[0])], "tps")["median"]
+                    for arm in mine:
+                        base[arm] = med(by[(sc, mine[0])], "tps")["median"]
             rows = []
             for arm in arms:
                 t, name = split(arm)
@@ -534,7 +547,7 @@ class Bench:
                     row = [arm, mmm(tps), mmm(qps), mmm(med(rs, "history_p95")),
                            mmm(med(rs, "history_p95_late")),
                            mmm(med(rs, "history_max")), mmm(med(rs, "backlog")),
-                           report.rel(stats.ratio(ref, base.get(t)))]
+                           report.rel(stats.ratio(ref, base.get(arm)))]
                 if compare:     # B's median over A's, same arm, same run; blank on A's rows
                     row.append("" if t is a else report.rel(stats.ratio(
                         med(rs, key)["median"], med(by.get((sc, a.arm(name)), []), key)["median"])))

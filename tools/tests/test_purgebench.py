@@ -430,6 +430,12 @@ class DrainArmsTest(unittest.TestCase):
                                          "innodb_purge_drain_rsegs": 16})],
             bench.with_drains(arms, [0, 16]))
 
+    def test_compared_with_unthrottled_at_the_same_width(self):
+        self.assertEqual("unthrottled", bench.unthrottled_for("adaptive@10000"))
+        self.assertEqual("unthrottled", bench.unthrottled_for("unthrottled"))
+        self.assertEqual("unthrottled+drain64", bench.unthrottled_for("adaptive+drain64@10000"))
+        self.assertEqual("unthrottled+drain16", bench.unthrottled_for("unthrottled+drain16"))
+
     def test_a_server_without_the_variable_skips_drain_arms(self):
         t = InterleaveTest.T("stock", {"innodb_purge_drain_rsegs"})
         runs, notes = bench.interleave(
