@@ -563,7 +563,32 @@ class Bench:
             if compare:
                 header.append(f"B/A {key} ({self.targets[1].label}/{a.label})")
             out.append((sc, header, rows))
+            if sc == "backlog-vs-lag":
+                held = self.composition_rows(sc, arms, by, mmm)
+                if held:
+                    out.append((f"{sc}: what the history held (means over the samples)",
+                                ["arm", "history", "unparsed by purge", "purged, not truncated",
+                                 "rollback segments withheld",
+                                 "adaptive delay in force (% of samples)"],
+                                held))
         return out
+
+    @staticmethod
+    def composition_rows(sc, arms, by, mmm):
+        """Rows of history_composition() per arm, median (min..max) of the
+        repeats; arms whose server does not report it are left out."""
+        rows = []
+        for arm in arms:
+            parts = [stats.history_composition(r.get("samples", [])) for r in by[(sc, arm)]]
+            parts = [p for p in parts if p]
+            if not parts:
+                continue
+
+            def col(k):
+                return mmm(stats.summary([p[k] for p in parts]))
+            rows.append([arm, col("history"), col("unparsed"), col("not_truncated"),
+                         col("withheld"), col("delay_share")])
+        return rows
 
     def finish(self):
         report.write_samples(self.outdir, self.runs)

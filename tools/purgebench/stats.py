@@ -48,3 +48,27 @@ def redo_bytes_per_trx(lsn0, lsn1, trx0, trx1):
     if None in (lsn0, lsn1, trx0, trx1) or trx1 <= trx0:
         return None
     return (lsn1 - lsn0) / (trx1 - trx0)
+
+
+def history_composition(samples):
+    """Means over one run's samples of what its history held: the history
+    length, the part purge had not parsed yet (Innodb_purge_unparsed_trx),
+    the part purged but not yet truncated (the difference), the rollback
+    segments withheld (Innodb_purge_rsegs_withheld), and the share of
+    samples with an adaptive delay in force, in percent. None when the
+    server did not report the unparsed history (stock)."""
+    def num(s, k):
+        v = s.get(k)
+        return None if v in (None, "") else float(v)
+    rows = [(num(s, "innodb_history_list_length"), num(s, "innodb_purge_unparsed_trx"),
+             num(s, "innodb_purge_rsegs_withheld"), num(s, "innodb_purge_trx_delay_current_usec"))
+            for s in samples]
+    rows = [r for r in rows if r[0] is not None and r[1] is not None]
+    if not rows:
+        return None
+    n = len(rows)
+    history = sum(r[0] for r in rows) / n
+    unparsed = sum(r[1] for r in rows) / n
+    return {"history": history, "unparsed": unparsed, "not_truncated": history - unparsed,
+            "withheld": sum(r[2] or 0 for r in rows) / n,
+            "delay_share": 100.0 * sum(1 for r in rows if r[3]) / n}

@@ -395,6 +395,38 @@ class InterleaveTest(unittest.TestCase):
         self.assertEqual(["  b: skipping x: needs @@w, which it lacks"], notes)
 
 
+class HistoryCompositionTest(unittest.TestCase):
+    SAMPLES = [{"innodb_history_list_length": 1000, "innodb_purge_unparsed_trx": 400,
+                "innodb_purge_rsegs_withheld": 16, "innodb_purge_trx_delay_current_usec": 0},
+               {"innodb_history_list_length": 3000, "innodb_purge_unparsed_trx": 600,
+                "innodb_purge_rsegs_withheld": 0, "innodb_purge_trx_delay_current_usec": 1500}]
+
+    def test_means_of_what_the_history_held(self):
+        self.assertEqual({"history": 2000, "unparsed": 500, "not_truncated": 1500,
+                          "withheld": 8, "delay_share": 50},
+                         stats.history_composition(self.SAMPLES))
+
+    def test_a_server_without_the_unparsed_count_has_none(self):
+        stock = [{"innodb_history_list_length": 1000, "innodb_purge_unparsed_trx": ""}]
+        self.assertIsNone(stats.history_composition(stock))
+        self.assertIsNone(stats.history_composition([]))
+
+    def test_one_row_per_arm_that_reports_it_median_of_repeats(self):
+        other = [dict(s, innodb_history_list_length=s["innodb_history_list_length"] * 2)
+                 for s in self.SAMPLES]
+        by = {("backlog-vs-lag", "adaptive@10000"): [{"samples": self.SAMPLES},
+                                                     {"samples": other}],
+              ("backlog-vs-lag", "stock:unthrottled"): [
+                  {"samples": [{"innodb_history_list_length": 5, "innodb_purge_unparsed_trx": None}]}]}
+
+        def mmm(s, d=0):
+            return f"{s['median']:.0f} ({s['min']:.0f}..{s['max']:.0f})"
+        rows = bench.Bench.composition_rows(
+            "backlog-vs-lag", ["adaptive@10000", "stock:unthrottled"], by, mmm)
+        self.assertEqual([["adaptive@10000", "3000 (2000..4000)", "500 (500..500)",
+                           "2500 (1500..3500)", "8 (8..8)", "50 (50..50)"]], rows)
+
+
 class RotateTest(unittest.TestCase):
     def test_first_repeat_as_planned_then_one_arm_later_each(self):
         runs = [("a", "x"), ("a", "y"), ("a", "z")]
