@@ -380,7 +380,8 @@ class Bench:
                       redo_bytes_per_trx=stats.redo_bytes_per_trx(
                           s0.get("innodb_lsn_current"), s1.get("innodb_lsn_current"),
                           s0.get("trx_id_counter"), s1.get("trx_id_counter")),
-                      trx=trx, samples=samples, intervals=run.intervals)
+                      trx=trx, samples=samples, intervals=run.intervals,
+                      **stats.history_composition(samples))
         self.keep(t, result, extra)
         self.log(f"  {scenario} {arm} #{repeat}: tps {fmt(result['tps'])} "
                  f"qps {fmt(result['qps'])} history max {fmt(result['history_max'])} "
@@ -564,7 +565,8 @@ class Bench:
                 header.append(f"B/A {key} ({self.targets[1].label}/{a.label})")
             out.append((sc, header, rows))
             if sc == "backlog-vs-lag":
-                held = self.composition_rows(sc, arms, by, mmm)
+                held = [[arm] + [mmm(med(by[(sc, arm)], k)) for k in stats.HELD_KEYS]
+                        for arm in arms if med(by[(sc, arm)], "held_unparsed")["n"]]
                 if held:
                     out.append((f"{sc}: what the history held (means over the samples)",
                                 ["arm", "history", "unparsed by purge", "purged, not truncated",
@@ -572,23 +574,6 @@ class Bench:
                                  "adaptive delay in force (% of samples)"],
                                 held))
         return out
-
-    @staticmethod
-    def composition_rows(sc, arms, by, mmm):
-        """Rows of history_composition() per arm, median (min..max) of the
-        repeats; arms whose server does not report it are left out."""
-        rows = []
-        for arm in arms:
-            parts = [stats.history_composition(r.get("samples", [])) for r in by[(sc, arm)]]
-            parts = [p for p in parts if p]
-            if not parts:
-                continue
-
-            def col(k):
-                return mmm(stats.summary([p[k] for p in parts]))
-            rows.append([arm, col("history"), col("unparsed"), col("not_truncated"),
-                         col("withheld"), col("delay_share")])
-        return rows
 
     def finish(self):
         report.write_samples(self.outdir, self.runs)

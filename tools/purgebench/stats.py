@@ -51,24 +51,27 @@ def redo_bytes_per_trx(lsn0, lsn1, trx0, trx1):
 
 
 def history_composition(samples):
-    """Means over one run's samples of what its history held: the history
-    length, the part purge had not parsed yet (Innodb_purge_unparsed_trx),
-    the part purged but not yet truncated (the difference), the rollback
-    segments withheld (Innodb_purge_rsegs_withheld), and the share of
-    samples with an adaptive delay in force, in percent. None when the
-    server did not report the unparsed history (stock)."""
-    def num(s, k):
-        v = s.get(k)
-        return None if v in (None, "") else float(v)
-    rows = [(num(s, "innodb_history_list_length"), num(s, "innodb_purge_unparsed_trx"),
-             num(s, "innodb_purge_rsegs_withheld"), num(s, "innodb_purge_trx_delay_current_usec"))
+    """Means over one run's samples (as the sampler records them: numbers,
+    None where the server lacks a variable) of what its history held: the
+    history length, the part purge had not parsed yet
+    (Innodb_purge_unparsed_trx), the part purged but not yet truncated (the
+    difference), the rollback segments withheld (Innodb_purge_rsegs_withheld),
+    and the share of samples with an adaptive delay in force, in percent.
+    Keyed as in a run's result (HELD_KEYS); {} when the server did not report
+    the unparsed history (stock)."""
+    rows = [(s.get("innodb_history_list_length"), s.get("innodb_purge_unparsed_trx"),
+             s.get("innodb_purge_rsegs_withheld"), s.get("innodb_purge_trx_delay_current_usec"))
             for s in samples]
     rows = [r for r in rows if r[0] is not None and r[1] is not None]
     if not rows:
-        return None
+        return {}
     n = len(rows)
     history = sum(r[0] for r in rows) / n
     unparsed = sum(r[1] for r in rows) / n
-    return {"history": history, "unparsed": unparsed, "not_truncated": history - unparsed,
-            "withheld": sum(r[2] or 0 for r in rows) / n,
-            "delay_share": 100.0 * sum(1 for r in rows if r[3]) / n}
+    return dict(zip(HELD_KEYS, (history, unparsed, history - unparsed,
+                                sum(r[2] or 0 for r in rows) / n,
+                                100.0 * sum(1 for r in rows if r[3]) / n)))
+
+
+HELD_KEYS = ("held_history", "held_unparsed", "held_not_truncated", "held_withheld",
+             "held_delay_share")

@@ -103,7 +103,7 @@ public:
       /* A segment may only be given back when nobody references it
       (trx_rseg_t::clear_skip_allocation()); no new reference can appear
       while it is withheld. */
-      if (v.referenced || (v.busy && m_count <= width))
+      if (v.referenced || (v.busy && withheld() <= width))
         return KEEP;
       forget(v.rseg);
       return RELEASE;
@@ -112,10 +112,9 @@ public:
       return KEEP;
     if (v.busy && !v.skip)
     {
-      if (m_count >= width)
+      if (withheld() >= width)
         return KEEP;               /* the cursor waits for a free slot */
       m_withheld.set(v.rseg);
-      m_count++;
       advance();
       return WITHHOLD;
     }
@@ -125,7 +124,7 @@ public:
   }
 
   /** @return how many rollback segments are withheld */
-  unsigned withheld() const noexcept { return m_count; }
+  unsigned withheld() const noexcept { return unsigned(m_withheld.count()); }
   /** @return whether a rollback segment is withheld */
   bool is_withheld(unsigned rseg) const noexcept
   { return rseg < N_RSEGS && m_withheld[rseg]; }
@@ -133,11 +132,10 @@ public:
   unsigned cursor() const noexcept { return m_cursor; }
 
 private:
-  void forget(unsigned rseg) noexcept { m_withheld.reset(rseg); m_count--; }
+  void forget(unsigned rseg) noexcept { m_withheld.reset(rseg); }
   void advance() noexcept { m_cursor= (m_cursor + 1) % N_RSEGS; }
 
   std::bitset<N_RSEGS> m_withheld;
-  unsigned m_count= 0;
   unsigned m_cursor= 0;
 };
 
