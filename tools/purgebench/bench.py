@@ -571,7 +571,7 @@ class Bench:
                     out.append((f"{sc}: what the history held (means over the samples)",
                                 ["arm", "history", "unparsed by purge", "purged, not truncated",
                                  "rollback segments withheld",
-                                 "adaptive delay in force (% of samples)"],
+                                 "throttle in force (% of samples)"],
                                 held))
         return out
 

@@ -56,11 +56,12 @@ def history_composition(samples):
     history length, the part purge had not parsed yet
     (Innodb_purge_unparsed_trx), the part purged but not yet truncated (the
     difference), the rollback segments withheld (Innodb_purge_rsegs_withheld),
-    and the share of samples with an adaptive delay in force, in percent.
+    and the share of samples with a throttle in force
+    (Innodb_purge_throttle_active), in percent.
     Keyed as in a run's result (HELD_KEYS); {} when the server did not report
     the unparsed history (stock)."""
     rows = [(s.get("innodb_history_list_length"), s.get("innodb_purge_unparsed_trx"),
-             s.get("innodb_purge_rsegs_withheld"), s.get("innodb_purge_trx_delay_current_usec"))
+             s.get("innodb_purge_rsegs_withheld"), s.get("innodb_purge_throttle_active"))
             for s in samples]
     rows = [r for r in rows if r[0] is not None and r[1] is not None]
     if not rows:
@@ -74,4 +75,4 @@ def history_composition(samples):
 
 
 HELD_KEYS = ("held_history", "held_unparsed", "held_not_truncated", "held_withheld",
-             "held_delay_share")
+             "held_throttled_share")

@@ -411,14 +411,14 @@ class InterleaveTest(unittest.TestCase):
 
 class HistoryCompositionTest(unittest.TestCase):
     SAMPLES = [{"innodb_history_list_length": 1000, "innodb_purge_unparsed_trx": 400,
-                "innodb_purge_rsegs_withheld": 16, "innodb_purge_trx_delay_current_usec": 0},
+                "innodb_purge_rsegs_withheld": 16, "innodb_purge_throttle_active": 0},
                {"innodb_history_list_length": 3000, "innodb_purge_unparsed_trx": 600,
-                "innodb_purge_rsegs_withheld": 0, "innodb_purge_trx_delay_current_usec": 1500}]
+                "innodb_purge_rsegs_withheld": 0, "innodb_purge_throttle_active": 1}]
 
     def test_means_of_what_the_history_held(self):
         self.assertEqual({"held_history": 2000, "held_unparsed": 500,
                           "held_not_truncated": 1500, "held_withheld": 8,
-                          "held_delay_share": 50},
+                          "held_throttled_share": 50},
                          stats.history_composition(self.SAMPLES))
 
     def test_a_server_without_the_unparsed_count_has_none(self):

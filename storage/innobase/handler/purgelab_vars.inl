@@ -45,9 +45,10 @@ static MYSQL_SYSVAR_ENUM(purge_throttle, innodb_purge_throttle,
   "How DML is delayed when the purge lags behind innodb_max_purge_lag:"
   " formula (upstream's: a per-row delay growing with the history length,"
   " capped by innodb_max_purge_lag_delay) or adaptive (a feedback controller"
-  " that holds the history near innodb_max_purge_lag by delaying each"
-  " read-write transaction after its commit, up to 1 second, ignoring"
-  " innodb_max_purge_lag_delay and never while purge cannot progress)",
+  " that holds the history near innodb_max_purge_lag by limiting the rate"
+  " of read-write commits: each waits for its slot after its commit, up to"
+  " 1 second, ignoring innodb_max_purge_lag_delay and never while purge"
+  " cannot progress)",
   NULL, NULL, PURGE_THROTTLE_FORMULA, &purge_throttle_typelib);
 
 static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
@@ -78,17 +79,28 @@ static int show_purge_throttle_active(THD *, SHOW_VAR *var, void *buff,
   var->type= SHOW_BOOL;
   var->value= buff;
   *static_cast<bool*>(buff)= srv_dml_needed_delay ||
-    purge_throttle_trx_delay_in_force();
+    purge_throttle_commit_limit_in_force();
   return 0;
 }
 
-/** SHOW STATUS: the adaptive per-transaction delay in force */
+/** SHOW STATUS: how long a transaction committing now would wait for its
+slot under the adaptive limit */
 static int show_purge_trx_delay(THD *, SHOW_VAR *var, void *buff,
                                 system_status_var *, enum_var_type)
 {
   var->type= SHOW_ULONGLONG;
   var->value= buff;
-  *static_cast<ulonglong*>(buff)= purge_throttle_trx_delay_in_force();
+  *static_cast<ulonglong*>(buff)= purge_throttle_trx_wait_in_force();
+  return 0;
+}
+
+/** SHOW STATUS: the adaptive commit rate limit in force */
+static int show_purge_commit_limit(THD *, SHOW_VAR *var, void *buff,
+                                   system_status_var *, enum_var_type)
+{
+  var->type= SHOW_ULONGLONG;
+  var->value= buff;
+  *static_cast<ulonglong*>(buff)= purge_throttle_commit_limit_in_force();
   return 0;
 }
 
@@ -128,6 +140,8 @@ static int show_purge_rsegs_withheld(THD *, SHOW_VAR *var, void *buff,
   {"purge_throttle_active", (char*) &show_purge_throttle_active,        \
    SHOW_SIMPLE_FUNC},                                                   \
   {"purge_trx_delay_current_usec", (char*) &show_purge_trx_delay,       \
+   SHOW_SIMPLE_FUNC},                                                   \
+  {"purge_throttle_commit_limit", (char*) &show_purge_commit_limit,     \
    SHOW_SIMPLE_FUNC},                                                   \
   {"purge_throttle_target", &srv_max_purge_lag, SHOW_ULONG},            \
   {"purge_throttle_error", &purge_throttle_stats.error, SHOW_SLONGLONG},\

@@ -111,8 +111,9 @@ void purge_throttle_dml_sleep(ulint delay) noexcept;
 
 /** Adaptive mode, at the commit of a read-write transaction: wake the purge
 coordinator if it is idle and the history, estimated from one rollback
-segment's, exceeds half the target; and if a delay is in force, make the
-committing thread owe it (purge_throttle_after_trx_commit()).
+segment's, exceeds half the target; and if a commit rate limit is in force,
+make the committing thread owe a wait for its slot
+(purge_throttle_after_trx_commit()).
 @param rseg_history  history length of the committing transaction's
                      rollback segment */
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
@@ -128,16 +129,21 @@ inline void purge_throttle_after_commit(size_t rseg_history) noexcept
     purge_throttle_adaptive_commit(rseg_history);
 }
 
-/** @return the adaptive per-transaction delay in force: the published one
-unless purge is disabled or paused or the coordinator stopped updating it */
-ulint purge_throttle_trx_delay_in_force() noexcept;
+/** @return the adaptive commit rate limit in force, transactions per
+second (0: none): the published one unless purge is disabled or paused or
+the coordinator stopped updating it */
+ulonglong purge_throttle_commit_limit_in_force() noexcept;
 
-/** Sleep the adaptive delay if this thread owes one. */
+/** @return microseconds that a read-write transaction committing now would
+wait for its slot under the adaptive limit */
+ulonglong purge_throttle_trx_wait_in_force() noexcept;
+
+/** Wait for a commit slot if this thread owes a wait. */
 void purge_throttle_pay_trx_delay() noexcept;
 
 /** At the end of a commit (innobase_commit()), when the transaction holds
-no locks and no read view any more: in the adaptive mode, sleep the
-per-transaction delay that its commit incurred. */
+no locks and no read view any more: in the adaptive mode, wait for the
+commit slot that the limit gives this transaction. */
 inline void purge_throttle_after_trx_commit() noexcept
 {
   if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))

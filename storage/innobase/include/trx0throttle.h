@@ -36,6 +36,7 @@ srv0purgelab.cc applies it to the server.
 #define trx0throttle_h
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -102,122 +103,115 @@ delay.  Upstream's formula leaves three gaps that this closes:
    hundreds of threads down to the purge rate;
  - the per-row delay is taken inside the transaction, holding its row locks
    and read view: at 256 threads that made the history longer than no
-   throttle at all.  The adaptive delay is taken once per read-write
+   throttle at all.  The adaptive wait is taken once per read-write
    transaction, after its commit, when it holds nothing.
 It estimates the purge rate (the transactions purge parsed, while it had
-work) and the commit rate, and sets the per-transaction delay so that DML
-commits at the purge rate plus a correction that closes the gap to the
-target over about TAU seconds.  The commit rate is inversely proportional to
-the time a transaction takes (its work plus the delay), so the delay is
-scaled by the ratio of measured to wanted commit rate, limited to [1/2, 4]
-per update.  Updated only by the purge coordinator, after each batch. */
+work; a drop within a second, a rise over seconds) and admits commits at that rate plus a correction that closes the gap
+to the target over about TAU seconds (commit_pacer).  It limits the commit
+rate rather than choosing a delay, because a server that is saturated
+does not commit more slowly when its threads are delayed a little: they
+only queue less inside it.  Its commit rate falls only once the delay
+exceeds that queueing, and then steeply.  A controller that scaled a delay
+by the ratio of measured to wanted commit rate swung between free running
+and 100 ms delays at 256 threads there.  Updated only by the purge
+coordinator, after each batch. */
 class adaptive_controller
 {
 public:
-  /** Upper bound of the per-transaction delay, in microseconds: 1 s, so
-  that even a thousand threads can be slowed down to a purge rate of 1000/s */
-  static constexpr uint64_t MAX_DELAY= 1000000;
-  /** Assumed work of a transaction when scaling from no delay, in
-  microseconds; a wrong guess only slows the first steps of the approach */
-  static constexpr uint64_t TRX_US= 1000;
-  /** Delays below this are not worth a sleep, in microseconds */
-  static constexpr uint64_t MIN_DELAY= 10;
   /** Time constant of the approach to the target, in microseconds */
   static constexpr uint64_t TAU= 2000000;
-  /** Time constant of the purge rate estimate, in microseconds: a few
-  purge batches, so that a drop of purge's capacity (for example after a
-  backlog was caught up in large batches) is seen within a second */
+  /** Time constant of the purge rate estimate when the rate falls, in
+  microseconds: a few purge batches, so that a drop of purge's capacity
+  (for example after a backlog was caught up in large batches) is seen
+  within a second */
   static constexpr uint64_t RATE_TAU= 500000;
+  /** Time constant of the purge rate estimate when the rate rises, in
+  microseconds.  On 2 cores purge's rate rises when DML is throttled,
+  because DML leaves it CPU; an estimate that followed that within a
+  second raised the limit at once, which took the CPU back, and the two
+  swung with a period of a few seconds. */
+  static constexpr uint64_t RISE_TAU= 4000000;
   /** Shortest interval over which rates are measured, in microseconds */
   static constexpr uint64_t WINDOW= 50000;
   /** Poll interval of the coordinator while over target with nothing to
   purge yet, in microseconds */
   static constexpr uint64_t POLL= 10000;
+  /** The lowest commit rate admitted, as a share of the purge rate: the
+  throttle slows DML down, it never stops it */
+  static constexpr double MIN_SHARE= 0.05;
 
   /** Feed the state after a purge batch.
   @param now      a monotonic clock, in microseconds
   @param history  history length
-  @param commits  a counter of committed read-write transactions
   @param purged   a counter of the committed transactions that purge has
                   parsed; unlike the history length, which shows purge's
                   progress in steps (undo log truncation after batches), it
                   advances with every batch
   @param target   innodb_max_purge_lag (0 = no throttling)
   @param progress whether purge can progress (no old read view blocks it)
-  @return the per-transaction DML delay to publish, in microseconds */
-  uint64_t update(uint64_t now, uint64_t history, uint64_t commits,
-                  uint64_t purged, uint64_t target, bool progress) noexcept
+  @return the commit rate to admit, read-write transactions per second;
+  0 = no limit */
+  uint64_t update(uint64_t now, uint64_t history, uint64_t purged,
+                  uint64_t target, bool progress) noexcept
   {
     if (!target || !progress)
     {
-      /* never delay while purge cannot progress or without a target;
+      /* never throttle while purge cannot progress or without a target;
       the next throttle starts afresh (no wind-up), and no rate is
       measured across the time purge was blocked */
       m_now= 0;
-      return m_delay= 0;
+      return m_limit= 0;
     }
     const bool first= !m_now;
     const double dt= first ? 0 : double(now - m_now) * 1e-6;
     if (!first && dt < WINDOW * 1e-6)
-      return m_delay;                 /* measure rates over a window */
-    const double dc= double(commits - m_commits);
+      /* measure rates over a window, but lift the limit at once when
+      purge has caught up: the coordinator may go idle now */
+      return history <= target / 2 ? m_limit= 0 : m_limit;
     const double dp= purged > m_purged ? double(purged - m_purged) : 0;
     const uint64_t window_start_history= m_history;
-    m_now= now; m_history= history; m_commits= commits; m_purged= purged;
-    m_target= target;
+    m_now= now; m_history= history; m_purged= purged; m_target= target;
     if (first)
-      return m_delay;
-    const double commit_rate= dc / dt;
+      return m_limit;
     if (window_start_history > target / 4)
     {
       /* Purge had work throughout the window: what it parsed is its
       capacity, averaged over RATE_TAU because it parses a batch at a
       time. */
-      const double weight= dt / (dt + double(RATE_TAU) * 1e-6);
-      m_purge_rate= m_purge_rate > 0
-        ? m_purge_rate + weight * (dp / dt - m_purge_rate) : dp / dt;
+      m_fast_rate= average(m_fast_rate, dp / dt, dt, RATE_TAU);
+      m_slow_rate= average(m_slow_rate, dp / dt, dt, RISE_TAU);
+      m_purge_rate= std::min(m_fast_rate, m_slow_rate);
     }
-    if (history <= target / 2)
-      return m_delay= 0;
-
+    if (history <= target / 2 || m_purge_rate <= 0)
+      return m_limit= 0;
     /* the commit rate that brings the history to the target in ~TAU */
     const double tau= double(TAU) * 1e-6;
-    const double floor_rate= 0.05 * m_purge_rate;
-    const double wanted= std::max(floor_rate, m_purge_rate +
+    const double wanted= std::max(MIN_SHARE * m_purge_rate, m_purge_rate +
                                   (double(target) - double(history)) / tau);
-    if (commit_rate <= 0 || wanted <= 0)
-      return m_delay;
-    if (!m_delay && commit_rate <= wanted)
-      return 0;
-    const double ratio= std::min(4.0, std::max(0.5, commit_rate / wanted));
-    const double next= (double(m_delay) + double(TRX_US)) * ratio -
-      double(TRX_US);
-    m_delay= next < double(MIN_DELAY)
-      ? 0 : std::min(uint64_t(next), uint64_t{MAX_DELAY});
-    return m_delay;
+    return m_limit= std::max(uint64_t{1}, uint64_t(wanted));
   }
 
-  /** @return the current delay in microseconds */
-  uint64_t delay() const noexcept { return m_delay; }
+  /** @return the commit rate limit, transactions per second (0 = none) */
+  uint64_t limit() const noexcept { return m_limit; }
   /** @return the estimated purge rate, transactions per second */
   double purge_rate() const noexcept { return m_purge_rate; }
   /** @return the history length minus the target at the last update */
   int64_t error() const noexcept
   { return int64_t(m_history) - int64_t(m_target); }
 
-  /** Age after which a published delay no longer applies, in
-  microseconds: while it throttles, the coordinator updates the delay every
+  /** Age after which a published limit no longer applies, in
+  microseconds: while it throttles, the coordinator updates the limit every
   POLL at least, so an older one is not backed by a running purge */
   static constexpr uint64_t STALE= 1000000;
 
-  /** Whether a thread that committed a read-write transaction sleeps.
-  @param delay          the published per-transaction delay
+  /** Whether a thread that committed a read-write transaction is paced.
+  @param limit          the published commit rate limit
   @param age            microseconds since the controller published it
   @param purge_running  purge is enabled and not paused
-  @return whether to sleep the delay */
-  static constexpr bool trx_delay_applies(uint64_t delay, uint64_t age,
-                                          bool purge_running) noexcept
-  { return delay && purge_running && age < STALE; }
+  @return whether to wait for a commit slot */
+  static constexpr bool limit_applies(uint64_t limit, uint64_t age,
+                                      bool purge_running) noexcept
+  { return limit && purge_running && age < STALE; }
 
   /** @return whether the coordinator should poll again rather than go
   idle after a batch that found nothing to purge */
@@ -226,13 +220,71 @@ public:
   { return target && history > target / 2; }
 
 private:
-  uint64_t m_delay= 0;
+  /** @return an exponential moving average of a rate
+  @param avg   the average so far (0 = none)
+  @param rate  the rate measured over dt seconds
+  @param tau   time constant in microseconds */
+  static double average(double avg, double rate, double dt, uint64_t tau)
+    noexcept
+  {
+    return avg > 0 ? avg + dt / (dt + double(tau) * 1e-6) * (rate - avg)
+      : rate;
+  }
+
+  uint64_t m_limit= 0;
   uint64_t m_now= 0;
   uint64_t m_history= 0;
-  uint64_t m_commits= 0;
   uint64_t m_purged= 0;
   uint64_t m_target= 0;
+  /** the purge rate averaged over RATE_TAU and over RISE_TAU */
+  double m_fast_rate= 0, m_slow_rate= 0;
+  /** the lower of the two: drops are seen soon, rises late */
   double m_purge_rate= 0;
+};
+
+/** Admits committed read-write transactions at no more than a given rate:
+each takes the next free slot, one interval after the previous one, and
+waits until its slot comes.  Shared by all DML threads; one compare-and-swap
+per transaction, only while a limit is in force. */
+class commit_pacer
+{
+public:
+  /** Unused slots that may be taken at once after a pause, in nanoseconds:
+  commits arrive in groups (group commit) */
+  static constexpr uint64_t BURST= 5000000;
+  /** Upper bound of a wait, in nanoseconds */
+  static constexpr uint64_t MAX_WAIT= 1000000000;
+
+  /** Take a slot.
+  @param now   a monotonic clock, in nanoseconds
+  @param rate  transactions per second to admit (0 = no limit)
+  @return nanoseconds to wait until the slot */
+  uint64_t admit(uint64_t now, uint64_t rate) noexcept
+  {
+    if (!rate)
+      return 0;
+    const uint64_t interval= std::max(uint64_t{1}, 1000000000 / rate);
+    const uint64_t earliest= now > BURST ? now - BURST : 0;
+    uint64_t next= m_next.load(std::memory_order_relaxed), slot;
+    do
+      /* no wind-up: slots left unused longer than BURST are gone, and
+      no wait exceeds MAX_WAIT */
+      slot= std::min(std::max(next, earliest), now + MAX_WAIT);
+    while (!m_next.compare_exchange_weak(next, slot + interval,
+                                         std::memory_order_relaxed));
+    return slot > now ? slot - now : 0;
+  }
+
+  /** @return nanoseconds that a transaction committing now would wait
+  @param now   a monotonic clock, in nanoseconds */
+  uint64_t wait(uint64_t now) const noexcept
+  {
+    const uint64_t next= m_next.load(std::memory_order_relaxed);
+    return next > now ? std::min(next - now, MAX_WAIT) : 0;
+  }
+
+private:
+  std::atomic<uint64_t> m_next{0};
 };
 
 } // namespace purge_throttle

@@ -42,18 +42,21 @@ uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
 Atomic_counter<ulonglong> undo_pages_init_compact;
 Atomic_counter<ulonglong> undo_pages_init_generic;
-/** The adaptive throttle's delay, microseconds per read-write transaction,
-as last published by the controller (0 in the formula mode, whose per-row
-delay is srv_dml_needed_delay) */
-static Atomic_relaxed<ulint> purge_throttle_trx_delay;
+/** The adaptive throttle's commit rate limit, read-write transactions per
+second, as last published by the controller (0: none; always 0 in the
+formula mode, whose per-row delay is srv_dml_needed_delay) */
+static Atomic_relaxed<ulonglong> purge_throttle_commit_limit;
 
-/** When the adaptive controller last published purge_throttle_trx_delay,
+/** When the adaptive controller last published purge_throttle_commit_limit,
 in microseconds of my_interval_timer() */
-static Atomic_relaxed<ulonglong> trx_delay_published;
+static Atomic_relaxed<ulonglong> commit_limit_published;
+
+/** Paces the commits to purge_throttle_commit_limit */
+static purge_throttle::commit_pacer commit_pacer;
 
 /** Whether this thread committed a read-write transaction while the
-adaptive delay was in force and has not slept it yet */
-static thread_local bool trx_delay_owed;
+adaptive limit was in force and has not waited for its slot yet */
+static thread_local bool commit_slot_owed;
 
 /** purge_sys.tail.trx_no after the last purge batch, for other threads */
 static Atomic_relaxed<trx_id_t> purge_parsed_trx_no;
@@ -99,7 +102,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   purge_parsed_trx_no= tail;
   if (!throttle_is_adaptive())
   {
-    purge_throttle_trx_delay= 0;
+    purge_throttle_commit_limit= 0;
     return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
                                              n_pages, history,
                                              srv_max_purge_lag,
@@ -111,16 +114,14 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   const bool progress= n_pages || history < last_history;
   last_history= history;
   /* purge parses committed transactions in the order of their trx_no */
-  const uint64_t commits= trx_in_ids(trx_sys.get_max_trx_id());
   const uint64_t purged= trx_in_ids(tail);
   const ulonglong now= my_interval_timer() / 1000;
-  purge_throttle_trx_delay= ulint(adaptive.update(now, history, commits,
-                                                  purged, srv_max_purge_lag,
-                                                  progress));
-  trx_delay_published= now;
+  purge_throttle_commit_limit= adaptive.update(now, history, purged,
+                                               srv_max_purge_lag, progress);
+  commit_limit_published= now;
   purge_throttle_stats.error= adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(adaptive.purge_rate());
-  /* no per-row delay: the adaptive one is taken after commit */
+  /* no per-row delay: the adaptive wait is taken after commit */
   return 0;
 }
 
@@ -145,8 +146,8 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
 
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept
 {
-  if (purge_throttle_trx_delay)
-    trx_delay_owed= true;
+  if (purge_throttle_commit_limit)
+    commit_slot_owed= true;
   /* Transactions take the rollback segments in turn, so one segment's
   history times their number estimates the whole without touching the
   others' cache lines. */
@@ -165,33 +166,42 @@ static void purge_throttle_wake() noexcept
     purge_throttle_stats.dml_wakeups++;
 }
 
-/** @return the adaptive delay that a committing transaction would sleep now
+/** @return the adaptive commit rate limit in force (0: none)
 @param now  my_interval_timer() */
-static ulint trx_delay_in_force(ulonglong now) noexcept
+static ulonglong commit_limit_in_force(ulonglong now) noexcept
 {
-  const ulint delay= purge_throttle_trx_delay;
-  const ulonglong published= trx_delay_published;
+  const ulonglong limit= purge_throttle_commit_limit;
+  const ulonglong published= commit_limit_published;
   const ulonglong age= now / 1000 > published ? now / 1000 - published : 0;
-  return purge_throttle::adaptive_controller::trx_delay_applies
-    (delay, age, purge_sys.enabled() && !purge_sys.paused()) ? delay : 0;
+  return purge_throttle::adaptive_controller::limit_applies
+    (limit, age, purge_sys.enabled() && !purge_sys.paused()) ? limit : 0;
 }
 
-ulint purge_throttle_trx_delay_in_force() noexcept
+ulonglong purge_throttle_commit_limit_in_force() noexcept
 {
-  return trx_delay_in_force(my_interval_timer());
+  return commit_limit_in_force(my_interval_timer());
+}
+
+ulonglong purge_throttle_trx_wait_in_force() noexcept
+{
+  const ulonglong now= my_interval_timer();
+  return commit_limit_in_force(now) ? commit_pacer.wait(now) / 1000 : 0;
 }
 
 void purge_throttle_pay_trx_delay() noexcept
 {
-  if (!trx_delay_owed)
+  if (!commit_slot_owed)
     return;
-  trx_delay_owed= false;
+  commit_slot_owed= false;
   const ulonglong start= my_interval_timer();
-  const ulint delay= trx_delay_in_force(start);
-  if (!delay)
+  const ulonglong limit= commit_limit_in_force(start);
+  if (!limit)
+    return;
+  const uint64_t wait= commit_pacer.admit(start, limit);
+  if (!wait)
     return;
   purge_throttle_wake();
-  std::this_thread::sleep_for(std::chrono::microseconds(delay));
+  std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
   purge_throttle_stats.delayed_trx++;
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
 }
