@@ -280,7 +280,7 @@ public:
   uint64_t wait(uint64_t now) const noexcept
   {
     const uint64_t next= m_next.load(std::memory_order_relaxed);
-    return next > now ? std::min(next - now, MAX_WAIT) : 0;
+    return next > now ? std::min(next - now, uint64_t{MAX_WAIT}) : 0;
   }
 
 private:
