@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 
-from . import report, sampler, stats, sysbench
+from . import cpuload, report, sampler, stats, sysbench
 from .server import Installation, Server, ServerError
 
 SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity")
@@ -224,6 +224,10 @@ class Bench:
         self.commands = []
         self.meta = {}
         self.noted = set()
+        if args.cpu_load:
+            self.meta["cpu_load"] = (
+                f"{args.cpu_load} process(es) spinning on the CPU while each run's load "
+                f"runs (--cpu-load)")
         if labelled:
             a, b = self.targets
             self.meta["compared"] = (
@@ -350,13 +354,14 @@ class Bench:
         smp = sampler.Sampler(srv, on_sample=on_sample)
         s0 = sampler.sample_once(srv)
         smp.start()
-        run = sysbench.Run(cmd, on_interval=on_interval,
-                           on_exit=srv.signal_shutdown)
-        try:
-            summary = run.pump()
-        finally:
-            run.stop()
-            samples = smp.stop()
+        with cpuload.spinning(self.args.cpu_load):
+            run = sysbench.Run(cmd, on_interval=on_interval,
+                               on_exit=srv.signal_shutdown)
+            try:
+                summary = run.pump()
+            finally:
+                run.stop()
+                samples = smp.stop()
         print()
         # purge clears tens of thousands of transactions within a second once
         # the load stops: the slow shutdown began the instant sysbench exited
@@ -368,6 +373,7 @@ class Bench:
             if s1.get("trx_id_counter") and s0.get("trx_id_counter") else None
         result = dict(scenario=scenario, arm=arm, repeat=repeat, threads=threads,
                       seconds=seconds, rate=rate, settings=settings,
+                      cpu_load=self.args.cpu_load,
                       tps=summary.get("transactions_per_s"), qps=summary.get("queries_per_s"),
                       lat_p95_ms=summary.get("lat_pct_ms"), errors=summary.get("errors"),
                       backlog=backlog, shutdown_s=round(took, 1),
@@ -634,6 +640,9 @@ def parse_args(argv):
                     help="innodb_max_purge_lag values for backlog-vs-lag, e.g. 10000,100000")
     ap.add_argument("--option", action="append", default=[], metavar="VAR=VALUE",
                     help="extra my.cnf setting (repeatable)")
+    ap.add_argument("--cpu-load", type=cpu_load, default=0, metavar="N",
+                    help="N processes spinning on the CPU while each run's load runs, as other "
+                         "work on a busy host (default 0)")
     ap.add_argument("--out", default=None, help="results directory (default results/<time>)")
     ap.add_argument("--reuse-datadir", action="store_true",
                     help="allow an existing data directory under --out")
@@ -677,6 +686,17 @@ def parse_args(argv):
         ap.error(f"--label and --compare-label are both '{a.label}'; give the servers "
                  "different names")
     return a
+
+
+def cpu_load(text):
+    """--cpu-load: spinning processes, 0..64."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': give a number of processes, e.g. 2")
+    if not 0 <= n <= 64:
+        raise argparse.ArgumentTypeError(f"{n}: give 0 to 64 processes")
+    return n
 
 
 def drain_widths(text):

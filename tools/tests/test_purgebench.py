@@ -9,7 +9,7 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from purgebench import bench, sampler, stats, sysbench  # noqa: E402
+from purgebench import bench, cpuload, sampler, stats, sysbench  # noqa: E402
 from purgebench.server import Installation, ServerError, parse_backlog  # noqa: E402
 
 INTERVAL = ("[ 10s ] thds: 4 tps: 612.93 qps: 12271.55 (r/w/o: 8594.66/2451.73/1225.16) "
@@ -140,6 +140,13 @@ class CliTest(unittest.TestCase):
             with self.assertRaises(SystemExit, msg=argv), \
                     mock.patch("sys.stderr"):
                 bench.parse_args(argv)
+
+    def test_cpu_load(self):
+        self.assertEqual(0, bench.parse_args([]).cpu_load)
+        self.assertEqual(2, bench.parse_args(["--cpu-load", "2"]).cpu_load)
+        for bad in ("x", "-1", "65"):
+            with self.assertRaises(SystemExit, msg=bad), mock.patch("sys.stderr"):
+                bench.parse_args(["--cpu-load", bad])
 
     def test_drains(self):
         self.assertIsNone(bench.parse_args([]).drains)
@@ -477,6 +484,24 @@ class DrainArmsTest(unittest.TestCase):
         self.assertEqual([(t, "unthrottled", {})], runs)
         self.assertEqual(["  stock: skipping unthrottled+drain16: needs "
                           "@@innodb_purge_drain_rsegs, which it lacks"], notes)
+
+
+class CpuLoadTest(unittest.TestCase):
+    def test_spins_while_the_block_runs_and_stops_after(self):
+        with cpuload.spinning(2) as procs:
+            self.assertEqual(2, len(procs))
+            self.assertTrue(all(p.poll() is None for p in procs))
+        self.assertTrue(all(p.poll() is not None for p in procs))
+
+    def test_stops_when_the_block_fails(self):
+        with self.assertRaises(KeyboardInterrupt):
+            with cpuload.spinning(1) as procs:
+                raise KeyboardInterrupt
+        self.assertIsNotNone(procs[0].poll())
+
+    def test_none_by_default(self):
+        with cpuload.spinning(0) as procs:
+            self.assertEqual([], procs)
 
 
 class StockInstallationTest(unittest.TestCase):
