@@ -170,6 +170,27 @@ TEST(AdaptiveThrottle, PollsWhileOverHalfTheTarget)
   EXPECT_FALSE(adaptive_controller::keep_polling(1000000, 0));
 }
 
+TEST(AdaptiveThrottle, DrainsFromHalfTheTargetDownToAQuarter)
+{
+  adaptive_controller c;
+  const unsigned wide= purge_throttle::rseg_drain::MAX_WIDTH;
+  uint64_t t= 0;
+  auto width_after= [&](uint64_t history, uint64_t target, bool progress)
+  {
+    c.update(t+= 100000, history, t / 10, target, progress);
+    return c.drain_width();
+  };
+  EXPECT_EQ(0u, width_after(5000, 10000, true));
+  EXPECT_EQ(wide, width_after(5001, 10000, true));
+  EXPECT_EQ(wide, width_after(2501, 10000, true));
+  EXPECT_EQ(0u, width_after(2500, 10000, true));
+  EXPECT_EQ(0u, width_after(4000, 10000, true));
+  /* purge blocked by a read view: the drain withholds only segments with
+  history that purge has processed, so it may stay on */
+  EXPECT_EQ(wide, width_after(20000, 10000, false));
+  EXPECT_EQ(0u, width_after(20000, 0, true));
+}
+
 TEST(CommitPacer, AdmitsAtTheRate)
 {
   commit_pacer p;

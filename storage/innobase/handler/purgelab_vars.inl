@@ -63,7 +63,9 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   "How many rollback segments undo log truncation may withhold from new"
   " transactions at once, so that it can free the history of transactions"
   " that purge has processed while more transactions run than there are"
-  " rollback segments. 0 keeps upstream's rotation of one segment at a time",
+  " rollback segments. 0 keeps upstream's rotation of one segment at a time."
+  " The adaptive throttle withholds up to 64 while the history is over half"
+  " of innodb_max_purge_lag, whatever this says",
   NULL, NULL, 0, 0, purge_throttle::rseg_drain::MAX_WIDTH, 0);
 
 #define PURGELAB_SYSTEM_VARIABLES                                       \
@@ -124,6 +126,16 @@ static int show_purge_rsegs_withheld(THD *, SHOW_VAR *var, void *buff,
   return 0;
 }
 
+/** SHOW STATUS: how many rollback segments the drain may withhold now */
+static int show_purge_drain_width(THD *, SHOW_VAR *var, void *buff,
+                                  system_status_var *, enum_var_type)
+{
+  var->type= SHOW_UINT;
+  var->value= buff;
+  *static_cast<uint*>(buff)= purge_drain_width();
+  return 0;
+}
+
 #define PURGELAB_STATUS_VARIABLES                                       \
   {"purge_dml_delay_current_usec", &srv_dml_needed_delay, SHOW_SIZE_T}, \
   {"purge_dml_delayed_rows", &purge_throttle_stats.delayed_rows,        \
@@ -136,6 +148,8 @@ static int show_purge_rsegs_withheld(THD *, SHOW_VAR *var, void *buff,
   {"purge_unparsed_trx", (char*) &show_purge_unparsed_trx,              \
    SHOW_SIMPLE_FUNC},                                                   \
   {"purge_rsegs_withheld", (char*) &show_purge_rsegs_withheld,          \
+   SHOW_SIMPLE_FUNC},                                                   \
+  {"purge_drain_width", (char*) &show_purge_drain_width,                \
    SHOW_SIMPLE_FUNC},                                                   \
   {"purge_throttle_active", (char*) &show_purge_throttle_active,        \
    SHOW_SIMPLE_FUNC},                                                   \

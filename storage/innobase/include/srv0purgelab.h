@@ -92,6 +92,10 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept;
 /** @return how many rollback segments the drain withholds now */
 uint purge_rsegs_withheld() noexcept;
 
+/** @return how many rollback segments the drain may withhold at once:
+innodb_purge_drain_rsegs, or more while the adaptive throttle drains */
+uint purge_drain_width() noexcept;
+
 /** Compute the per-row DML delay after a purge batch (trx_purge()).
 @param n_pages  undo log pages that the batch handled
 @param history  history length before the batch

@@ -40,6 +40,8 @@ srv0purgelab.cc applies it to the server.
 #include <cstddef>
 #include <cstdint>
 
+#include "trx0drain.h"
+
 namespace purge_throttle
 {
 
@@ -106,15 +108,17 @@ delay.  Upstream's formula leaves three gaps that this closes:
    throttle at all.  The adaptive wait is taken once per read-write
    transaction, after its commit, when it holds nothing.
 It estimates the purge rate (the transactions purge parsed, while it had
-work; a drop within a second, a rise over seconds) and admits commits at that rate plus a correction that closes the gap
-to the target over about TAU seconds (commit_pacer).  It limits the commit
+work; a drop within a second, a rise over seconds) and admits commits at
+that rate plus a correction that closes the gap to the target over about
+TAU seconds (commit_pacer).  It limits the commit
 rate rather than choosing a delay, because a server that is saturated
 does not commit more slowly when its threads are delayed a little: they
 only queue less inside it.  Its commit rate falls only once the delay
 exceeds that queueing, and then steeply.  A controller that scaled a delay
 by the ratio of measured to wanted commit rate swung between free running
-and 100 ms delays at 256 threads there.  Updated only by the purge
-coordinator, after each batch. */
+and 100 ms delays at 256 threads there.  While over target it also
+widens the drain of rollback segments (drain_width()).  Updated only by the
+purge coordinator, after each batch. */
 class adaptive_controller
 {
 public:
@@ -154,6 +158,12 @@ public:
   uint64_t update(uint64_t now, uint64_t history, uint64_t purged,
                   uint64_t target, bool progress) noexcept
   {
+    /* Drain from over half the target down to a quarter: not flipping at
+    a single threshold spares the rollback segments' SKIP flags churn. */
+    if (!target || history <= target / 4)
+      m_draining= false;
+    else if (history > target / 2)
+      m_draining= true;
     if (!target || !progress)
     {
       /* never throttle while purge cannot progress or without a target;
@@ -190,6 +200,18 @@ public:
                                   (double(target) - double(history)) / tau);
     return m_limit= std::max(uint64_t{1}, uint64_t(wanted));
   }
+
+  /** How many rollback segments undo log truncation may withhold at once
+  (rseg_drain).  Much of a long history at high concurrency is history that
+  purge has processed and that waits for undo log truncation, which the
+  commit rate limit does not touch while purge keeps up: the drain frees
+  it, at no cost that the benchmarks could measure.  So while the history
+  is over half the target (until it is down to a quarter) the adaptive
+  throttle drains as widely as rseg_drain allows.
+  @return the least width to apply (innodb_purge_drain_rsegs may ask for
+  more) */
+  unsigned drain_width() const noexcept
+  { return m_draining ? rseg_drain::MAX_WIDTH : 0; }
 
   /** @return the commit rate limit, transactions per second (0 = none) */
   uint64_t limit() const noexcept { return m_limit; }
@@ -240,6 +262,8 @@ private:
   double m_fast_rate= 0, m_slow_rate= 0;
   /** the lower of the two: drops are seen soon, rises late */
   double m_purge_rate= 0;
+  /** whether truncation drains rollback segments (drain_width()) */
+  bool m_draining= false;
 };
 
 /** Admits committed read-write transactions at no more than a given rate:

@@ -69,6 +69,10 @@ runs undo log truncation touches it, one at a time */
 static purge_throttle::rseg_drain rseg_drain;
 static_assert(purge_throttle::rseg_drain::N_RSEGS == TRX_SYS_N_RSEGS, "");
 
+/** The drain width that the adaptive controller chose, for the thread that
+runs undo log truncation */
+static Atomic_relaxed<uint> adaptive_drain_width;
+
 /** rseg_drain.withheld(), for other threads */
 static Atomic_relaxed<uint> rsegs_withheld;
 
@@ -103,6 +107,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   if (!throttle_is_adaptive())
   {
     purge_throttle_commit_limit= 0;
+    adaptive_drain_width= 0;
     return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
                                              n_pages, history,
                                              srv_max_purge_lag,
@@ -119,6 +124,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   purge_throttle_commit_limit= adaptive.update(now, history, purged,
                                                srv_max_purge_lag, progress);
   commit_limit_published= now;
+  adaptive_drain_width= adaptive.drain_width();
   purge_throttle_stats.error= adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(adaptive.purge_rate());
   /* no per-row delay: the adaptive wait is taken after commit */
@@ -221,7 +227,7 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
   ut_ad(rseg.latch.have_wr());
   const unsigned i= unsigned(&rseg - trx_sys.rseg_array);
   const bool ours= rseg_drain.is_withheld(i);
-  const uint width= innodb_purge_drain_rsegs;
+  const uint width= purge_drain_width();
   if (!width && !ours)
     return false;
   /* No reference can be added while the segment is withheld
@@ -246,6 +252,11 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
 }
 
 uint purge_rsegs_withheld() noexcept { return rsegs_withheld; }
+
+uint purge_drain_width() noexcept
+{
+  return std::max<uint>(innodb_purge_drain_rsegs, adaptive_drain_width);
+}
 
 void trx_undo_page_init_logged(const buf_block_t &block, mtr_t *mtr)
 {
