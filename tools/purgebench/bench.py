@@ -688,27 +688,28 @@ def parse_args(argv):
     return a
 
 
+def counts(text, what, example):
+    """Comma-separated whole numbers, each 0..64, for an option's type."""
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': give {what}, e.g. {example}")
+    bad = [n for n in values if not 0 <= n <= 64]
+    if bad:
+        raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
+    return values
+
+
 def cpu_load(text):
     """--cpu-load: spinning processes, 0..64."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}': give a number of processes, e.g. 2")
-    if not 0 <= n <= 64:
-        raise argparse.ArgumentTypeError(f"{n}: give 0 to 64 processes")
-    return n
+    if "," in text:
+        raise argparse.ArgumentTypeError(f"'{text}': give one number of processes, e.g. 2")
+    return counts(text, "spinning processes", "2")[0]
 
 
 def drain_widths(text):
     """--drains: distinct innodb_purge_drain_rsegs widths, 0..64."""
-    try:
-        widths = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}': give widths as N[,N...], e.g. 0,16")
-    bad = [n for n in widths if not 0 <= n <= 64]
-    if bad:
-        raise argparse.ArgumentTypeError(
-            f"{bad[0]}: innodb_purge_drain_rsegs ranges from 0 to 64")
+    widths = counts(text, "innodb_purge_drain_rsegs widths", "0,16")
     if len(set(widths)) != len(widths):
         raise argparse.ArgumentTypeError(f"'{text}': a width is given twice")
     return widths

@@ -144,7 +144,7 @@ class CliTest(unittest.TestCase):
     def test_cpu_load(self):
         self.assertEqual(0, bench.parse_args([]).cpu_load)
         self.assertEqual(2, bench.parse_args(["--cpu-load", "2"]).cpu_load)
-        for bad in ("x", "-1", "65"):
+        for bad in ("x", "-1", "65", "1,2"):
             with self.assertRaises(SystemExit, msg=bad), mock.patch("sys.stderr"):
                 bench.parse_args(["--cpu-load", bad])
 

@@ -110,10 +110,9 @@ delay.  Upstream's formula leaves three gaps that this closes:
 It estimates the purge rate (the transactions purge parsed, while it had
 work; a drop within a second, a rise over seconds) and admits commits at
 that rate plus a correction that closes the gap to the target over about
-TAU seconds (commit_pacer).  It limits the commit
-rate rather than choosing a delay, because a server that is saturated
-does not commit more slowly when its threads are delayed a little: they
-only queue less inside it.  Its commit rate falls only once the delay
+TAU seconds (commit_pacer).  It limits the commit rate rather than choosing
+a delay, because a server that is saturated does not commit more slowly
+when its threads are delayed a little: they only queue less inside it.  Its commit rate falls only once the delay
 exceeds that queueing, and then steeply.  A controller that scaled a delay
 by the ratio of measured to wanted commit rate swung between free running
 and 100 ms delays at 256 threads there.  While over target it also
