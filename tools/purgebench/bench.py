@@ -485,13 +485,14 @@ class Bench:
         elif name == "purge-capacity":
             threads = self.args.threads or self.pick(name, "threads")
             going = list(self.targets)      # servers whose purge kept up so far
-            for rate in self.pick(name, "rates"):
-                for t, arm, st in self.plan(name, fixed=[(f"rate@{rate}",
-                                                          {"innodb_max_purge_lag": 0})],
+            # last, unpaced: whether purge keeps up with all the load can give
+            for rate in list(self.args.rates or self.pick(name, "rates")) + [None]:
+                step = f"rate@{rate or 'max'}"
+                for t, arm, st in self.plan(name, fixed=[(step, {"innodb_max_purge_lag": 0})],
                                             targets=going):
                     res = self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds,
                                        1, rate=rate, extra={"target_rate": rate})
-                    res["bounded"] = purge_keeps_up(res)
+                    res["bounded"], res["bounded_by"] = purge_keeps_up(res), lag_measure(res)
                     if not res["bounded"]:
                         going.remove(t)
                 if not going:
@@ -520,6 +521,11 @@ class Bench:
             return t, arm[len(t.prefix):]
 
         scen = sorted({k[0] for k in by}, key=SCENARIOS.index)
+        # what purge sustained on each server, when purge-capacity ran too
+        sustained = {t: sustained_by_purge([r for r in self.runs if t.owns(r["arm"]) and
+                                            r["scenario"] == "purge-capacity"])
+                     for t in self.targets}
+        sustained = {t: v for t, v in sustained.items() if v}
         for sc in scen:
             arms = [k[1] for k in by if k[0] == sc]
             key = "qps" if sc == "backlog-vs-lag" else "tps"   # the throughput compared
@@ -547,14 +553,22 @@ class Bench:
                     row = [arm, mmm(tps), mmm(med(rs, "redo_bytes_per_trx"), 1),
                            report.rel(ratio)]
                 elif sc == "purge-capacity":
+                    unparsed = [s.get(UNPARSED) for s in rs[0]["samples"]
+                                if s.get(UNPARSED) is not None]
                     row = [arm, mmm(tps), fmt(rs[0].get("history_max")),
-                           fmt(rs[0].get("history_last")), "yes" if rs[0].get("bounded") else "no"]
+                           fmt(max(unparsed, default=None)), fmt(rs[0].get("history_last")),
+                           ("yes" if rs[0].get("bounded") else "no")
+                           + (" (history)" if rs[0].get("bounded_by") != UNPARSED else "")]
                 else:
                     ref = (qps["median"] if sc == "backlog-vs-lag" else tps["median"])
                     row = [arm, mmm(tps), mmm(qps), mmm(med(rs, "history_p95")),
                            mmm(med(rs, "history_p95_late")),
                            mmm(med(rs, "history_max")), mmm(med(rs, "backlog")),
                            report.rel(stats.ratio(ref, base.get(arm)))]
+                    if sc == "backlog-vs-lag" and sustained:
+                        mine = sustained.get(t)
+                        row.append(mine and report.rel(stats.ratio(tps["median"], mine[0]))
+                                   or "")
                 if compare:     # B's median over A's, same arm, same run; blank on A's rows
                     row.append("" if t is a else report.rel(stats.ratio(
                         med(rs, key)["median"], med(by.get((sc, a.arm(name)), []), key)["median"])))
@@ -562,14 +576,23 @@ class Bench:
             if sc == "redo-per-trx":
                 header = ["arm@threads", "tps", "redo bytes/trx", "bytes/trx vs compact"]
             elif sc == "purge-capacity":
-                header = ["target rate", "tps", "history max", "history at end", "bounded"]
+                header = ["target rate", "tps", "history max", "unparsed max", "history at end",
+                          "purge keeps up"]
             else:
                 header = ["arm", "tps", "qps", "history p95", "history p95, 2nd half", "history max",
                           "to purge at slow shutdown",
                           "qps / unthrottled" if sc == "backlog-vs-lag" else "tps / first arm"]
+                if sc == "backlog-vs-lag" and sustained:
+                    header.append("tps / sustained by purge")
             if compare:
                 header.append(f"B/A {key} ({self.targets[1].label}/{a.label})")
             out.append((sc, header, rows))
+            if sc == "purge-capacity":
+                out.append((f"{sc}: what purge sustained", ["server", "tps", "bound by"],
+                            [[t.label, fmt(v[0]),
+                              "the load: purge kept up with all of it (unpaced)" if v[1]
+                              else "purge: it fell behind at the next rate"]
+                             for t, v in sustained.items()]))
             if sc == "backlog-vs-lag":
                 held = [[arm] + [mmm(med(by[(sc, arm)], k)) for k in stats.HELD_KEYS]
                         for arm in arms if med(by[(sc, arm)], "held_unparsed")["n"]]
@@ -591,17 +614,48 @@ class Bench:
         return text
 
 
+UNPARSED = "innodb_purge_unparsed_trx"
+
+
+def lag_measure(res):
+    """The status variable that shows how far purge is behind in a run: the
+    committed transactions that it has not parsed yet (the fork's
+    Innodb_purge_unparsed_trx), else the history length.  The history also
+    counts the undo logs that purge has processed and that undo log
+    truncation has not freed yet; at 256 threads that was most of it
+    (docs/results/cpuload-256), a lag of truncation, not of purge."""
+    samples = res["samples"]
+    if samples and all(s.get(UNPARSED) is not None for s in samples):
+        return UNPARSED
+    return "innodb_history_list_length"
+
+
 def purge_keeps_up(res):
-    """A write rate is sustainable when the history did not keep growing:
-    its last third averages no more than twice its first third, or less
-    than two seconds of commits (the coordinator of 10.11.18 may sleep a
-    second between batches, so a saw-tooth of that height is no backlog)."""
-    h = [s.get("innodb_history_list_length") or 0 for s in res["samples"]]
+    """A write rate is sustainable when purge's lag (lag_measure()) did not
+    keep growing: its last third averages no more than twice its first
+    third, or less than two seconds of commits (the coordinator of 10.11.18
+    may sleep a second between batches, so a saw-tooth of that height is no
+    backlog)."""
+    key = lag_measure(res)
+    h = [s.get(key) or 0 for s in res["samples"]]
     if len(h) < 6:
         return None
     third = len(h) // 3
     first, last = sum(h[:third]) / third, sum(h[-third:]) / third
-    return last < max(1000, 2 * (res.get("rate") or 0)) or last <= 2 * max(first, 1)
+    pace = res.get("rate") or res.get("tps") or 0
+    return last < max(1000, 2 * pace) or last <= 2 * max(first, 1)
+
+
+def sustained_by_purge(runs):
+    """What purge sustained on one server, from its purge-capacity runs:
+    (tps, whether the load bound it).  When purge kept up with the unpaced
+    run, that is all the load could give, and its tps; else the highest tps
+    of a paced run that purge kept up with.  None when it kept up with none."""
+    kept = [r for r in runs if r.get("bounded") and r.get("tps")]
+    unpaced = [r for r in kept if r.get("rate") is None]
+    if unpaced:
+        return unpaced[-1]["tps"], True
+    return (max(r["tps"] for r in kept), False) if kept else None
 
 
 def fmt(v, d=0):
@@ -638,6 +692,10 @@ def parse_args(argv):
     ap.add_argument("--rows", type=int, default=None, help="rows per table (override)")
     ap.add_argument("--lags", type=lambda s: [int(x) for x in s.split(",")], default=None,
                     help="innodb_max_purge_lag values for backlog-vs-lag, e.g. 10000,100000")
+    ap.add_argument("--rates", type=rates, default=None, metavar="N[,N...]",
+                    help="purge-capacity: the paced write rates to try, transactions per "
+                         "second, in increasing order (default 500,1000,2000,4000,8000, with --full "
+                         "also 16000); an unpaced run follows while purge keeps up")
     ap.add_argument("--option", action="append", default=[], metavar="VAR=VALUE",
                     help="extra my.cnf setting (repeatable)")
     ap.add_argument("--cpu-load", type=cpu_load, default=0, metavar="N",
@@ -697,6 +755,18 @@ def counts(text, what, example):
     bad = [n for n in values if not 0 <= n <= 64]
     if bad:
         raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
+    return values
+
+
+def rates(text):
+    """--rates: increasing paced write rates, transactions per second."""
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': give transactions per second, "
+                                         "e.g. 2000,4000,6000")
+    if any(v <= 0 for v in values) or values != sorted(set(values)):
+        raise argparse.ArgumentTypeError(f"'{text}': give positive rates in increasing order")
     return values
 
 

@@ -114,6 +114,36 @@ class StatsTest(unittest.TestCase):
         self.assertFalse(bench.purge_keeps_up(grow))
         self.assertTrue(bench.purge_keeps_up(flat))
 
+    def test_purge_keeps_up_judged_by_what_it_has_not_parsed(self):
+        # a history that grows only by undo logs waiting for truncation
+        parsed = {"samples": [{"innodb_history_list_length": 1000 * i,
+                               "innodb_purge_unparsed_trx": 300 + (i % 2) * 200}
+                              for i in range(30)]}
+        self.assertEqual("innodb_purge_unparsed_trx", bench.lag_measure(parsed))
+        self.assertTrue(bench.purge_keeps_up(parsed))
+        behind = {"samples": [{"innodb_history_list_length": 1000 * i,
+                               "innodb_purge_unparsed_trx": 900 * i} for i in range(30)]}
+        self.assertFalse(bench.purge_keeps_up(behind))
+        # a sample without it (a server that lacks the variable): the history
+        parsed["samples"][3]["innodb_purge_unparsed_trx"] = None
+        self.assertEqual("innodb_history_list_length", bench.lag_measure(parsed))
+        self.assertFalse(bench.purge_keeps_up(parsed))
+
+    def test_an_unpaced_run_is_judged_by_its_own_tps(self):
+        # 2 s of commits at 5,000 tps: a saw-tooth, not a backlog
+        saw = {"tps": 5000, "rate": None,
+               "samples": [{"innodb_history_list_length": 9000 * (i % 2)} for i in range(30)]}
+        self.assertTrue(bench.purge_keeps_up(saw))
+
+    def test_sustained_by_purge(self):
+        runs = [dict(rate=500, tps=499, bounded=True), dict(rate=1000, tps=990, bounded=True),
+                dict(rate=2000, tps=1500, bounded=False)]
+        self.assertEqual((990, False), bench.sustained_by_purge(runs))
+        runs[2]["bounded"] = True
+        runs.append(dict(rate=None, tps=1700, bounded=True))
+        self.assertEqual((1700, True), bench.sustained_by_purge(runs))
+        self.assertIsNone(bench.sustained_by_purge([dict(rate=500, tps=400, bounded=False)]))
+
 
 class CliTest(unittest.TestCase):
     def test_defaults(self):
@@ -241,9 +271,11 @@ class FakeBench(bench.Bench):
         tps = self.tps[key][repeat - 1]
         growth = 1000 if rate is not None and rate > self.capacity[key] else 0
         compact = settings.get("innodb_undo_log_compact_init") == "ON"
-        # the fork reports the unparsed history (as repeat * 10), stock does not
+        # the fork reports the unparsed history (as repeat * 10, growing with
+        # the history beyond its capacity), stock does not
         samples = [{"t": i, "innodb_history_list_length": 100 + growth * i,
-                    "innodb_purge_unparsed_trx": repeat * 10 if key == "A" else None}
+                    "innodb_purge_unparsed_trx":
+                    repeat * 10 + growth * i if key == "A" else None}
                    for i in range(30)]
         res = dict(scenario=scenario, arm=t.arm(arm), repeat=repeat, threads=threads,
                    rate=rate, settings=settings, tps=tps, qps=tps * 20, backlog=0,
@@ -334,6 +366,41 @@ class CompareTest(unittest.TestCase):
                           ("fork:rate@1000", True), ("stock:rate@1000", False),
                           ("fork:rate@2000", False)],
                          [(r["arm"], r["bounded"]) for r in b.runs])
+
+    def test_purge_capacity_ends_unpaced_while_purge_keeps_up(self):
+        b = self.bench("purge-capacity", "--rates", "100,200")
+        self.assertEqual([("fork:rate@100", True), ("stock:rate@100", True),
+                          ("fork:rate@200", True), ("stock:rate@200", True),
+                          ("fork:rate@max", True), ("stock:rate@max", True)],
+                         [(r["arm"], r["bounded"]) for r in b.runs])
+        # the fork is judged by what purge has not parsed, stock by its history
+        self.assertEqual(["innodb_purge_unparsed_trx", "innodb_history_list_length"],
+                         [r["bounded_by"] for r in b.runs[:2]])
+        tables = {title: (header, rows) for title, header, rows in b.tables()}
+        header, rows = tables["purge-capacity"]
+        self.assertEqual("purge keeps up", header[5])
+        self.assertEqual(["yes", "yes (history)"], [r[5] for r in rows[:2]])
+        header, rows = tables["purge-capacity: what purge sustained"]
+        self.assertEqual(["fork", "100", "the load: purge kept up with all of it (unpaced)"],
+                         rows[0])
+
+    def test_backlog_vs_lag_against_what_purge_sustained(self):
+        b = self.bench("backlog-vs-lag", "purge-capacity", "--lags", "1000",
+                       "--rates", "500,2000")
+        tables = {title: (header, rows) for title, header, rows in b.tables()}
+        _, sustained = tables["purge-capacity: what purge sustained"]
+        self.assertEqual([["fork", "100", "purge: it fell behind at the next rate"],
+                          ["stock", "90", "purge: it fell behind at the next rate"]], sustained)
+        header, rows = tables["backlog-vs-lag"]
+        self.assertEqual("tps / sustained by purge", header[-2])    # before B/A
+        self.assertEqual("1.00", {r[0]: r for r in rows}["fork:adaptive@1000"][-2])
+        self.assertEqual("1.00", {r[0]: r for r in rows}["stock:formula@1000"][-2])
+
+    def test_rates_option(self):
+        self.assertEqual([2000, 4000], bench.parse_args(["--rates", "2000,4000"]).rates)
+        for bad in ("4000,2000", "0,100", "a", "100,100"):
+            with mock.patch("sys.stderr"), self.assertRaises(SystemExit):
+                bench.parse_args(["--rates", bad])
 
     def test_b_over_a_column(self):
         b = self.bench("history-growth", "--repeats", "3")
