@@ -21,6 +21,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -785,8 +786,19 @@ def drain_widths(text):
     return widths
 
 
+def stop_on_sigterm():
+    """Let kill (SIGTERM) stop a benchmark as Ctrl-C does, keeping the runs
+    measured so far: a run started in the background from a script ignores
+    SIGINT, so kill is the way to stop it there.  Returns the handler it
+    replaced."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    return signal.signal(signal.SIGTERM, interrupt)
+
+
 def main(argv=None):
     args = parse_args(argv)
+    stop_on_sigterm()
     if args.server is None:
         repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         args.server = os.path.join(repo, "build", "release", "sql", "mariadbd")

@@ -3,8 +3,10 @@
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -143,6 +145,15 @@ class StatsTest(unittest.TestCase):
         runs.append(dict(rate=None, tps=1700, bounded=True))
         self.assertEqual((1700, True), bench.sustained_by_purge(runs))
         self.assertIsNone(bench.sustained_by_purge([dict(rate=500, tps=400, bounded=False)]))
+
+
+class SignalTest(unittest.TestCase):
+    def test_sigterm_stops_like_ctrl_c(self):
+        previous = bench.stop_on_sigterm()
+        self.addCleanup(signal.signal, signal.SIGTERM, previous)
+        with self.assertRaises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)       # the handler runs before this ends
 
 
 class CliTest(unittest.TestCase):
