@@ -47,6 +47,9 @@ SCALE = {
                                   (500, 1000, 2000, 4000, 8000, 16000))),
 }
 
+# the fork's count of committed transactions that purge has not parsed yet
+UNPARSED = "innodb_purge_unparsed_trx"
+
 BASE_CNF = {
     "innodb_buffer_pool_size": "2G",
     "innodb_log_file_size": "1G",
@@ -493,7 +496,8 @@ class Bench:
                                             targets=going):
                     res = self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds,
                                        1, rate=rate, extra={"target_rate": rate})
-                    res["bounded"], res["bounded_by"] = purge_keeps_up(res), lag_measure(res)
+                    res["bounded_by"] = lag_measure(res)
+                    res["bounded"] = purge_keeps_up(res, res["bounded_by"])
                     if not res["bounded"]:
                         going.remove(t)
                 if not going:
@@ -615,9 +619,6 @@ class Bench:
         return text
 
 
-UNPARSED = "innodb_purge_unparsed_trx"
-
-
 def lag_measure(res):
     """The status variable that shows how far purge is behind in a run: the
     committed transactions that it has not parsed yet (the fork's
@@ -631,13 +632,13 @@ def lag_measure(res):
     return "innodb_history_list_length"
 
 
-def purge_keeps_up(res):
-    """A write rate is sustainable when purge's lag (lag_measure()) did not
-    keep growing: its last third averages no more than twice its first
-    third, or less than two seconds of commits (the coordinator of 10.11.18
-    may sleep a second between batches, so a saw-tooth of that height is no
-    backlog)."""
-    key = lag_measure(res)
+def purge_keeps_up(res, key=None):
+    """A write rate is sustainable when purge's lag (key, by default
+    lag_measure()) did not keep growing: its last third averages no more
+    than twice its first third, or less than two seconds of commits (the
+    coordinator of 10.11.18 may sleep a second between batches, so a
+    saw-tooth of that height is no backlog)."""
+    key = key or lag_measure(res)
     h = [s.get(key) or 0 for s in res["samples"]]
     if len(h) < 6:
         return None
@@ -747,12 +748,17 @@ def parse_args(argv):
     return a
 
 
-def counts(text, what, example):
-    """Comma-separated whole numbers, each 0..64, for an option's type."""
+def whole_numbers(text, what, example):
+    """Comma-separated whole numbers, for an option's type."""
     try:
-        values = [int(x) for x in text.split(",")]
+        return [int(x) for x in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}': give {what}, e.g. {example}")
+
+
+def counts(text, what, example):
+    """Comma-separated whole numbers, each 0..64, for an option's type."""
+    values = whole_numbers(text, what, example)
     bad = [n for n in values if not 0 <= n <= 64]
     if bad:
         raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
@@ -761,11 +767,7 @@ def counts(text, what, example):
 
 def rates(text):
     """--rates: increasing paced write rates, transactions per second."""
-    try:
-        values = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}': give transactions per second, "
-                                         "e.g. 2000,4000,6000")
+    values = whole_numbers(text, "transactions per second", "2000,4000,6000")
     if any(v <= 0 for v in values) or values != sorted(set(values)):
         raise argparse.ArgumentTypeError(f"'{text}': give positive rates in increasing order")
     return values

@@ -74,66 +74,24 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   MYSQL_SYSVAR(purge_throttle),                                         \
   MYSQL_SYSVAR(undo_log_compact_init),
 
-/** SHOW STATUS: whether DML is being delayed now */
-static int show_purge_throttle_active(THD *, SHOW_VAR *var, void *buff,
-                                      system_status_var *, enum_var_type)
+/** SHOW STATUS of a value that a function computes when it is read
+@tparam T      the value's type
+@tparam type   its SHOW_VAR type
+@tparam value  the function */
+template<typename T, enum_mysql_show_type type, T (*value)()>
+static int show_computed(THD *, SHOW_VAR *var, void *buff,
+                         system_status_var *, enum_var_type)
 {
-  var->type= SHOW_BOOL;
+  var->type= type;
   var->value= buff;
-  *static_cast<bool*>(buff)= srv_dml_needed_delay ||
-    purge_throttle_commit_limit_in_force();
+  *static_cast<T*>(buff)= value();
   return 0;
 }
 
-/** SHOW STATUS: how long a transaction committing now would wait for its
-slot under the adaptive limit */
-static int show_purge_trx_delay(THD *, SHOW_VAR *var, void *buff,
-                                system_status_var *, enum_var_type)
+/** @return whether DML is being delayed now, by either throttle */
+static bool purge_throttle_active() noexcept
 {
-  var->type= SHOW_ULONGLONG;
-  var->value= buff;
-  *static_cast<ulonglong*>(buff)= purge_throttle_trx_wait_in_force();
-  return 0;
-}
-
-/** SHOW STATUS: the adaptive commit rate limit in force */
-static int show_purge_commit_limit(THD *, SHOW_VAR *var, void *buff,
-                                   system_status_var *, enum_var_type)
-{
-  var->type= SHOW_ULONGLONG;
-  var->value= buff;
-  *static_cast<ulonglong*>(buff)= purge_throttle_commit_limit_in_force();
-  return 0;
-}
-
-/** SHOW STATUS: history that purge has not parsed yet */
-static int show_purge_unparsed_trx(THD *, SHOW_VAR *var, void *buff,
-                                   system_status_var *, enum_var_type)
-{
-  var->type= SHOW_ULONGLONG;
-  var->value= buff;
-  *static_cast<ulonglong*>(buff)= purge_unparsed_trx();
-  return 0;
-}
-
-/** SHOW STATUS: rollback segments that the drain withholds */
-static int show_purge_rsegs_withheld(THD *, SHOW_VAR *var, void *buff,
-                                     system_status_var *, enum_var_type)
-{
-  var->type= SHOW_UINT;
-  var->value= buff;
-  *static_cast<uint*>(buff)= purge_rsegs_withheld();
-  return 0;
-}
-
-/** SHOW STATUS: how many rollback segments the drain may withhold now */
-static int show_purge_drain_width(THD *, SHOW_VAR *var, void *buff,
-                                  system_status_var *, enum_var_type)
-{
-  var->type= SHOW_UINT;
-  var->value= buff;
-  *static_cast<uint*>(buff)= purge_drain_width();
-  return 0;
+  return srv_dml_needed_delay || purge_throttle_commit_limit_in_force();
 }
 
 #define PURGELAB_STATUS_VARIABLES                                       \
@@ -145,17 +103,21 @@ static int show_purge_drain_width(THD *, SHOW_VAR *var, void *buff,
   {"purge_dml_delay_total_usec", &purge_throttle_stats.delayed_usec,    \
    SHOW_ULONGLONG},                                                     \
   {"purge_dml_wakeups", &purge_throttle_stats.dml_wakeups, SHOW_ULONGLONG}, \
-  {"purge_unparsed_trx", (char*) &show_purge_unparsed_trx,              \
-   SHOW_SIMPLE_FUNC},                                                   \
-  {"purge_rsegs_withheld", (char*) &show_purge_rsegs_withheld,          \
-   SHOW_SIMPLE_FUNC},                                                   \
-  {"purge_drain_width", (char*) &show_purge_drain_width,                \
-   SHOW_SIMPLE_FUNC},                                                   \
-  {"purge_throttle_active", (char*) &show_purge_throttle_active,        \
-   SHOW_SIMPLE_FUNC},                                                   \
-  {"purge_trx_delay_current_usec", (char*) &show_purge_trx_delay,       \
-   SHOW_SIMPLE_FUNC},                                                   \
-  {"purge_throttle_commit_limit", (char*) &show_purge_commit_limit,     \
+  /* history that purge has not parsed yet */                           \
+  {"purge_unparsed_trx", (char*) &show_computed<ulonglong, SHOW_ULONGLONG, \
+   purge_unparsed_trx>, SHOW_SIMPLE_FUNC},                              \
+  /* rollback segments that the drain withholds, and may withhold now */ \
+  {"purge_rsegs_withheld", (char*) &show_computed<uint, SHOW_UINT,      \
+   purge_rsegs_withheld>, SHOW_SIMPLE_FUNC},                            \
+  {"purge_drain_width", (char*) &show_computed<uint, SHOW_UINT,         \
+   purge_drain_width>, SHOW_SIMPLE_FUNC},                               \
+  {"purge_throttle_active", (char*) &show_computed<bool, SHOW_BOOL,     \
+   purge_throttle_active>, SHOW_SIMPLE_FUNC},                           \
+  /* how long a transaction committing now would wait for its slot */  \
+  {"purge_trx_delay_current_usec", (char*) &show_computed<ulonglong,    \
+   SHOW_ULONGLONG, purge_throttle_trx_wait_in_force>, SHOW_SIMPLE_FUNC}, \
+  {"purge_throttle_commit_limit", (char*) &show_computed<ulonglong,     \
+   SHOW_ULONGLONG, purge_throttle_commit_limit_in_force>,               \
    SHOW_SIMPLE_FUNC},                                                   \
   {"purge_throttle_target", &srv_max_purge_lag, SHOW_ULONG},            \
   {"purge_throttle_error", &purge_throttle_stats.error, SHOW_SLONGLONG},\

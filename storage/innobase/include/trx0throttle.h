@@ -112,12 +112,13 @@ work; a drop within a second, a rise over seconds) and admits commits at
 that rate plus a correction that closes the gap to the target over about
 TAU seconds (commit_pacer).  It limits the commit rate rather than choosing
 a delay, because a server that is saturated does not commit more slowly
-when its threads are delayed a little: they only queue less inside it.  Its commit rate falls only once the delay
-exceeds that queueing, and then steeply.  A controller that scaled a delay
-by the ratio of measured to wanted commit rate swung between free running
-and 100 ms delays at 256 threads there.  While over target it also
-widens the drain of rollback segments (drain_width()).  Updated only by the
-purge coordinator, after each batch. */
+when its threads are delayed a little: they only queue less inside it.  Its
+commit rate falls only once the delay exceeds that queueing, and then
+steeply.  A controller that scaled a delay by the ratio of measured to
+wanted commit rate swung between free running and 100 ms delays at 256
+threads there.  While over target it also widens the drain of rollback
+segments (drain_width()).  Updated only by the purge coordinator, after
+each batch. */
 class adaptive_controller
 {
 public:
@@ -161,7 +162,7 @@ public:
     a single threshold spares the rollback segments' SKIP flags churn. */
     if (!target || history <= target / 4)
       m_draining= false;
-    else if (history > target / 2)
+    else if (over_half(history, target))
       m_draining= true;
     if (!target || !progress)
     {
@@ -176,7 +177,7 @@ public:
     if (!first && dt < WINDOW * 1e-6)
       /* measure rates over a window, but lift the limit at once when
       purge has caught up: the coordinator may go idle now */
-      return history <= target / 2 ? m_limit= 0 : m_limit;
+      return over_half(history, target) ? m_limit : m_limit= 0;
     const double dp= purged > m_purged ? double(purged - m_purged) : 0;
     const uint64_t window_start_history= m_history;
     m_now= now; m_history= history; m_purged= purged; m_target= target;
@@ -191,7 +192,7 @@ public:
       m_slow_rate= average(m_slow_rate, dp / dt, dt, RISE_TAU);
       m_purge_rate= std::min(m_fast_rate, m_slow_rate);
     }
-    if (history <= target / 2 || m_purge_rate <= 0)
+    if (!over_half(history, target) || m_purge_rate <= 0)
       return m_limit= 0;
     /* the commit rate that brings the history to the target in ~TAU */
     const double tau= double(TAU) * 1e-6;
@@ -238,9 +239,14 @@ public:
   idle after a batch that found nothing to purge */
   static constexpr bool keep_polling(uint64_t history, uint64_t target)
     noexcept
-  { return target && history > target / 2; }
+  { return over_half(history, target); }
 
 private:
+  /** @return whether the history is over half the target, from where the
+  throttle acts: it polls, drains and paces there (0 = no target) */
+  static constexpr bool over_half(uint64_t history, uint64_t target) noexcept
+  { return target && history > target / 2; }
+
   /** @return an exponential moving average of a rate
   @param avg   the average so far (0 = none)
   @param rate  the rate measured over dt seconds
