@@ -163,6 +163,30 @@ TEST(AdaptiveThrottle, NeverAFullStop)
   }
 }
 
+TEST(AdaptiveThrottle, PacesFromThreeQuartersOfTheTarget)
+{
+  adaptive_controller c;
+  uint64_t t= 0, purged= 0;
+  /* purge parses 1000 transactions a second and has work throughout */
+  auto limit_after= [&](uint64_t history)
+  {
+    c.update(t+= 100000, history, purged+= 100, 10000, true);
+    return c.limit();
+  };
+  for (int i= 0; i < 20; i++)
+    EXPECT_EQ(0u, limit_after(6000)) << "over half: drained, not paced";
+  EXPECT_EQ(7500u, adaptive_controller::pace_from(10000));
+  EXPECT_EQ(0u, limit_after(7500));
+  EXPECT_GT(limit_after(7501), 1000u) << "paced, over purge's rate";
+  const uint64_t at_8000= limit_after(8000);
+  EXPECT_LT(limit_after(9000), at_8000) << "it tightens";
+  EXPECT_GT(limit_after(7000), 1000u) << "once paced, down to half";
+  EXPECT_GT(limit_after(5001), 1000u);
+  EXPECT_EQ(0u, limit_after(5000));
+  EXPECT_EQ(0u, limit_after(7000)) << "and from three quarters again";
+  EXPECT_EQ(0u, adaptive_controller::pace_from(0));
+}
+
 TEST(AdaptiveThrottle, PollsWhileOverHalfTheTarget)
 {
   EXPECT_TRUE(adaptive_controller::keep_polling(6000, 10000));
