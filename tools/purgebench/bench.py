@@ -692,7 +692,7 @@ def parse_args(argv):
     ap.add_argument("--threads", type=int, default=None, help="threads for backlog-vs-lag and purge-capacity")
     ap.add_argument("--tables", type=int, default=None, help="sysbench tables (override)")
     ap.add_argument("--rows", type=int, default=None, help="rows per table (override)")
-    ap.add_argument("--lags", type=lambda s: [int(x) for x in s.split(",")], default=None,
+    ap.add_argument("--lags", type=lags, default=None, metavar="N[,N...]",
                     help="innodb_max_purge_lag values for backlog-vs-lag, e.g. 10000,100000")
     ap.add_argument("--rates", type=rates, default=None, metavar="N[,N...]",
                     help="purge-capacity: the paced write rates to try, transactions per "
@@ -762,6 +762,15 @@ def counts(text, what, example):
     bad = [n for n in values if not 0 <= n <= 64]
     if bad:
         raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
+    return values
+
+
+def lags(text):
+    """--lags: innodb_max_purge_lag targets, each positive (0 would turn the
+    throttle off)."""
+    values = whole_numbers(text, "history lengths", "10000,100000")
+    if any(v <= 0 for v in values):
+        raise argparse.ArgumentTypeError(f"'{text}': give positive history lengths")
     return values
 
 

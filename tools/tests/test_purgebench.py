@@ -166,6 +166,9 @@ class CliTest(unittest.TestCase):
         a = bench.parse_args(["all", "--lags", "10,20"])
         self.assertEqual(list(bench.SCENARIOS), a.scenarios)
         self.assertEqual([10, 20], a.lags)
+        for bad in ("10k", "0", "-5", "10,,20"):
+            with self.assertRaises(SystemExit, msg=bad), mock.patch("sys.stderr"):
+                bench.parse_args(["--lags", bad])
 
     def test_comparison_options(self):
         a = bench.parse_args(["--compare-server", "/x/mariadbd"])

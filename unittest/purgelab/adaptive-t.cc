@@ -158,8 +158,10 @@ TEST(AdaptiveThrottle, NeverAFullStop)
   {
     c.update(i * 10000, 20000 + i * 1000000, i * 1000, 10000, true);
     if (i > 10)
+    {
       EXPECT_GE(double(c.limit()),
                 adaptive_controller::MIN_SHARE * c.purge_rate() - 1);
+    }
   }
 }
 
@@ -201,7 +203,8 @@ TEST(AdaptiveThrottle, DrainsFromHalfTheTargetDownToAQuarter)
   uint64_t t= 0;
   auto width_after= [&](uint64_t history, uint64_t target, bool progress)
   {
-    c.update(t+= 100000, history, t / 10, target, progress);
+    t+= 100000;
+    c.update(t, history, t / 10, target, progress);
     return c.drain_width();
   };
   EXPECT_EQ(0u, width_after(5000, 10000, true));

@@ -111,14 +111,14 @@ It estimates the purge rate (the transactions purge parsed, while it had
 work; a drop within a second, a rise over seconds) and admits commits at
 that rate plus a correction that closes the gap to the target over about
 TAU seconds (commit_pacer), from pace_from() down to half the target.  It
-limits the commit rate rather than choosing a delay, because a server that is saturated does not commit more slowly
-when its threads are delayed a little: they only queue less inside it.  Its
-commit rate falls only once the delay exceeds that queueing, and then
-steeply.  A controller that scaled a delay by the ratio of measured to
-wanted commit rate swung between free running and 100 ms delays at 256
-threads there.  While over target it also widens the drain of rollback
-segments (drain_width()).  Updated only by the purge coordinator, after
-each batch. */
+limits the commit rate rather than choosing a delay, because a server that
+is saturated does not commit more slowly when its threads are delayed a
+little: they only queue less inside it.  Its commit rate falls only once
+the delay exceeds that queueing, and then steeply.  A controller that
+scaled a delay by the ratio of measured to wanted commit rate swung between
+free running and 100 ms delays at 256 threads there.  From half the target
+it also widens the drain of rollback segments (drain_width()).  Updated
+only by the purge coordinator, after each batch. */
 class adaptive_controller
 {
 public:
@@ -173,10 +173,7 @@ public:
   {
     /* Drain from over half the target down to a quarter: not flipping at
     a single threshold spares the rollback segments' SKIP flags churn. */
-    if (!target || history <= target / 4)
-      m_draining= false;
-    else if (over_half(history, target))
-      m_draining= true;
+    m_draining= target && banded(m_draining, history, target / 2, target / 4);
     if (!target || !progress)
     {
       /* never throttle while purge cannot progress or without a target;
@@ -190,7 +187,7 @@ public:
     if (!first && dt < WINDOW * 1e-6)
       /* measure rates over a window, but lift the limit at once when
       purge has caught up: the coordinator may go idle now */
-      return over_half(history, target) ? m_limit : m_limit= 0;
+      return pacing(history, target) ? m_limit : m_limit= 0;
     const double dp= purged > m_purged ? double(purged - m_purged) : 0;
     const uint64_t window_start_history= m_history;
     m_now= now; m_history= history; m_purged= purged; m_target= target;
@@ -205,8 +202,7 @@ public:
       m_slow_rate= average(m_slow_rate, dp / dt, dt, RISE_TAU);
       m_purge_rate= std::min(m_fast_rate, m_slow_rate);
     }
-    if (!over_half(history, target) || m_purge_rate <= 0 ||
-        (!m_limit && history <= pace_from(target)))
+    if (!pacing(history, target) || m_purge_rate <= 0)
       return m_limit= 0;
     /* the commit rate that brings the history to the target in ~TAU */
     const double tau= double(TAU) * 1e-6;
@@ -260,6 +256,18 @@ private:
   throttle acts: it polls, drains and paces there (0 = no target) */
   static constexpr bool over_half(uint64_t history, uint64_t target) noexcept
   { return target && history > target / 2; }
+
+  /** @return whether something that starts once the history exceeds on_over
+  and stops once it is down to off_at (< on_over) is on now
+  @param on       whether it was on */
+  static constexpr bool banded(bool on, uint64_t history, uint64_t on_over,
+                               uint64_t off_at) noexcept
+  { return history > (on ? off_at : on_over); }
+
+  /** @return whether commits are paced now: from pace_from() down to half
+  the target (a limit in force is the state) */
+  bool pacing(uint64_t history, uint64_t target) const noexcept
+  { return banded(m_limit != 0, history, pace_from(target), target / 2); }
 
   /** @return an exponential moving average of a rate
   @param avg   the average so far (0 = none)
