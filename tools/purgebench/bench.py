@@ -140,6 +140,18 @@ def with_drains(arms, drains, has_drain=True):
 DRAIN_RE = re.compile(r"\+drain\d+")
 
 
+def paired_ratio(runs, refs, key):
+    """Each run's `key` over that of the reference run of the same repeat,
+    as median (min..max) of those ratios. Pairing by repeat keeps a machine
+    that runs faster or slower from one repeat to the next out of the
+    comparison; a ratio of the two medians would mix fast and slow repeats."""
+    ref = {r["repeat"]: r.get(key) for r in refs or []}
+    s = stats.summary([stats.ratio(r.get(key), ref.get(r["repeat"])) for r in runs])
+    if s["n"] <= 1:
+        return report.rel(s["median"])
+    return f"{report.rel(s['median'])} ({s['min']:.2f}..{s['max']:.2f})"
+
+
 def unthrottled_for(name):
     """The unthrottled arm a backlog-vs-lag arm is compared with: the one at
     the same innodb_purge_drain_rsegs width (--drains)."""
@@ -534,16 +546,16 @@ class Bench:
         for sc in scen:
             arms = [k[1] for k in by if k[0] == sc]
             key = "qps" if sc == "backlog-vs-lag" else "tps"   # the throughput compared
-            base = {}                               # each arm's reference, on its server
+            base = {}                       # each arm's reference runs, on its server
             for t in self.targets:
                 mine = [arm for arm in arms if t.owns(arm)]
                 if sc == "backlog-vs-lag":
                     for arm in mine:
                         ref = t.arm(unthrottled_for(arm[len(t.prefix):]))
-                        base[arm] = med(by.get((sc, ref), []), "qps")["median"]
+                        base[arm] = by.get((sc, ref), [])
                 elif sc in ("history-growth",) and mine:
                     for arm in mine:
-                        base[arm] = med(by[(sc, mine[0])], "tps")["median"]
+                        base[arm] = by[(sc, mine[0])]
             rows = []
             for arm in arms:
                 t, name = split(arm)
@@ -565,11 +577,10 @@ class Bench:
                            ("yes" if rs[0].get("bounded") else "no")
                            + (" (history)" if rs[0].get("bounded_by") != UNPARSED else "")]
                 else:
-                    ref = (qps["median"] if sc == "backlog-vs-lag" else tps["median"])
                     row = [arm, mmm(tps), mmm(qps), mmm(med(rs, "history_p95")),
                            mmm(med(rs, "history_p95_late")),
                            mmm(med(rs, "history_max")), mmm(med(rs, "backlog")),
-                           report.rel(stats.ratio(ref, base.get(arm)))]
+                           paired_ratio(rs, base.get(arm), key)]
                     if sc == "backlog-vs-lag" and sustained:
                         mine = sustained.get(t)
                         row.append(mine and report.rel(stats.ratio(tps["median"], mine[0]))

@@ -299,6 +299,20 @@ class FakeBench(bench.Bench):
         return self.keep(t, res, extra)
 
 
+class DriftBench(FakeBench):
+    """A machine whose speed drifts between repeats (repeat 2 is slow for
+    every arm): the fork's adaptive arm runs at 0.98 and 0.97 of unthrottled
+    in repeats 1 and 2, and at half of it in repeat 3."""
+    qps = {"unthrottled": (100, 60, 100), "adaptive@1000": (98, 58, 50),
+           "formula@1000": (100, 60, 100)}
+
+    def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
+                repeat, rate=None, extra=None):
+        self.tps = {"A": tuple(q / 20 for q in self.qps[arm]), "B": (90, 90, 90)}
+        return super().run_arm(t, scenario, arm, settings, test, tables, rows, threads,
+                               seconds, repeat, rate, extra)
+
+
 class CompareTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="purgebench-test-")
@@ -313,11 +327,11 @@ class CompareTest(unittest.TestCase):
             self.addCleanup(p.stop)
         self.addCleanup(shutil.rmtree, self.tmp)
 
-    def bench(self, *argv, compare=True):
+    def bench(self, *argv, compare=True, cls=FakeBench):
         argv = list(argv) + ["--server", self.fork, "--out", os.path.join(self.tmp, "out")]
         if compare:
             argv += ["--compare-server", self.stock]
-        b = FakeBench(bench.parse_args(argv))
+        b = cls(bench.parse_args(argv))
         for sc in b.args.scenarios:
             with mock.patch("builtins.print"):
                 b.scenario(sc)
@@ -426,8 +440,20 @@ class CompareTest(unittest.TestCase):
         self.assertEqual("100 (90..110)", by["fork:no-throttle"][1])     # median (min..max)
         self.assertEqual("", by["fork:no-throttle"][-1])
         self.assertEqual("**0.90** (red)", by["stock:no-throttle"][-1])
-        self.assertEqual("1.00", by["stock:no-throttle"][-2])       # vs its own first arm
+        # vs its own first arm, repeat by repeat: median (min..max)
+        self.assertEqual("1.00 (1.00..1.00)", by["stock:no-throttle"][-2])
         self.assertEqual("", by["fork:adaptive@1000"][-1])
+
+    def test_ratio_to_unthrottled_pairs_the_runs_of_a_repeat(self):
+        b = self.bench("backlog-vs-lag", "--lags", "1000", "--repeats", "3",
+                       compare=False, cls=DriftBench)
+        (title, header, rows), _ = b.tables()
+        by = {row[0]: row for row in rows}
+        self.assertEqual("qps / unthrottled", header[7])
+        # 0.98, 0.97, 0.50 by repeat; the medians' ratio would say 58 / 100
+        self.assertEqual("0.97 (0.50..0.98)", by["adaptive@1000"][7])
+        self.assertEqual("1.00 (1.00..1.00)", by["formula@1000"][7])
+        self.assertEqual("1.00 (1.00..1.00)", by["unthrottled"][7])
 
     def test_b_over_a_uses_qps_for_backlog_vs_lag(self):
         b = self.bench("backlog-vs-lag", "--lags", "1000")
