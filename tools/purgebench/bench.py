@@ -585,9 +585,8 @@ class Bench:
                         mine = sustained.get(t)
                         row.append(mine and report.rel(stats.ratio(tps["median"], mine[0]))
                                    or "")
-                if compare:     # B's median over A's, same arm, same run; blank on A's rows
-                    row.append("" if t is a else report.rel(stats.ratio(
-                        med(rs, key)["median"], med(by.get((sc, a.arm(name)), []), key)["median"])))
+                if compare:     # B over A, same arm, repeat by repeat; blank on A's rows
+                    row.append("" if t is a else paired_ratio(rs, by.get((sc, a.arm(name))), key))
                 rows.append(row)
             if sc == "redo-per-trx":
                 header = ["arm@threads", "tps", "redo bytes/trx", "bytes/trx vs compact"]
