@@ -10,7 +10,7 @@ STATUS = ["Innodb_history_list_length", "Innodb_lsn_current",
           "Innodb_purge_dml_delay_total_usec", "Innodb_purge_dml_wakeups",
           "Innodb_purge_throttle_active", "Innodb_purge_throttle_error",
           "Innodb_purge_throttle_purge_rate", "Innodb_purge_throttle_commit_limit",
-          "Innodb_purge_trx_delay_current_usec",
+          "Innodb_purge_throttle_concurrency", "Innodb_purge_throttle_waiting",
           "Innodb_purge_dml_delayed_trx", "Innodb_purge_unparsed_trx",
           "Innodb_purge_rsegs_withheld", "Innodb_purge_drain_width"]
 TRX_COUNTER_RE = re.compile(r"Trx id counter (\d+)")

@@ -24,12 +24,13 @@
 #include "trx0throttle.h"
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <deque>
 #include <random>
 #include <thread>
 #include <vector>
 
 using purge_throttle::adaptive_controller;
-using purge_throttle::commit_pacer;
+using purge_throttle::admission_gate;
 
 namespace
 {
@@ -218,52 +219,100 @@ TEST(AdaptiveThrottle, DrainsFromHalfTheTargetDownToAQuarter)
   EXPECT_EQ(0u, width_after(20000, 0, true));
 }
 
-TEST(CommitPacer, AdmitsAtTheRate)
+namespace
 {
-  commit_pacer p;
-  const uint64_t now= 1000000000;
-  /* 1000/s: slots 1 ms apart; those within BURST of now are free */
-  uint64_t last= 0;
-  for (int i= 0; i < 100; i++)
-    last= p.admit(now, 1000);
-  EXPECT_EQ(99 * 1000000 - commit_pacer::BURST, last);
-  EXPECT_EQ(0u, p.admit(now, 0)) << "no limit, no wait";
-}
+constexpr uint64_t ms= 1000000;  /* nanoseconds */
 
-TEST(CommitPacer, NoWindUpAfterAPause)
+/* A gate sized for 10 threads: 1000 commits/s at 10 ms per transaction */
+void size_for_ten(admission_gate &g, uint64_t &now)
 {
-  commit_pacer p;
-  p.admit(1000000000, 1000);
-  /* ten seconds later, only BURST worth of slots is free */
-  const uint64_t later= 11000000000;
-  unsigned free_slots= 0;
-  while (!p.admit(later, 1000))
-    free_slots++;
-  EXPECT_EQ(commit_pacer::BURST / 1000000 + 1, free_slots);
-}
-
-TEST(CommitPacer, WaitIsBounded)
-{
-  commit_pacer p;
-  for (int i= 0; i < 10000; i++)
-    EXPECT_LE(p.admit(1000000000, 1), commit_pacer::MAX_WAIT);
-  EXPECT_LE(p.wait(1000000000), commit_pacer::MAX_WAIT);
-  EXPECT_EQ(0u, p.wait(1000000000 + 2 * commit_pacer::MAX_WAIT));
-}
-
-TEST(CommitPacer, EveryThreadGetsASlotOfItsOwn)
-{
-  commit_pacer p;
-  const uint64_t now= 1000000000;
-  constexpr int threads= 4, each= 10000;
-  std::vector<std::thread> t;
-  for (int i= 0; i < threads; i++)
-    t.emplace_back([&p]{ for (int j= 0; j < each; j++) p.admit(now, 1000000); });
+  EXPECT_EQ(admission_gate::MAX_SLOTS, g.resize(now, 1000))
+    << "nothing measured yet: everyone is let in";
+  admission_gate::ticket t[10];
   for (auto &x : t)
-    x.join();
-  /* 40,000 slots 1 us apart, the first BURST before now */
-  EXPECT_EQ(uint64_t{threads * each} * 1000 - commit_pacer::BURST,
-            p.wait(now));
+    ASSERT_TRUE(g.enter(now, x));
+  now+= 10 * ms;
+  for (auto &x : t)
+    EXPECT_TRUE(g.leave(now, x));
+  now+= admission_gate::WINDOW;
+  ASSERT_EQ(10u, g.resize(now, 1000));
+}
+} // namespace
+
+TEST(AdmissionGate, LetsInAsManyAsTheRateNeeds)
+{
+  admission_gate g;
+  uint64_t now= 1000 * ms;
+  size_for_ten(g, now);
+  admission_gate::ticket t[11];
+  for (int i= 0; i < 10; i++)
+    EXPECT_TRUE(g.enter(now, t[i]));
+  EXPECT_FALSE(g.enter(now, t[10]));
+  EXPECT_EQ(0u, t[10].since);
+  EXPECT_TRUE(g.leave(now + ms, t[3]));
+  EXPECT_EQ(0u, t[3].since);
+  EXPECT_FALSE(g.leave(now + ms, t[3])) << "a ticket is given back once";
+  EXPECT_TRUE(g.enter(now + ms, t[10])) << "a commit lets the next one in";
+  EXPECT_EQ(10u, g.running());
+}
+
+TEST(AdmissionGate, NoLimitNoWait)
+{
+  admission_gate g;
+  admission_gate::ticket t;
+  EXPECT_TRUE(g.enter(1000 * ms, t));
+  EXPECT_EQ(0u, t.since) << "no limit: no ticket to give back";
+  uint64_t now= 1000 * ms;
+  size_for_ten(g, now);
+  EXPECT_EQ(0u, g.resize(now, 0));
+  for (int i= 0; i < 100; i++)
+    EXPECT_TRUE(g.enter(now, t));
+}
+
+TEST(AdmissionGate, LittlesLaw)
+{
+  EXPECT_EQ(16u, admission_gate::concurrency_for(4000, 0.004));
+  EXPECT_EQ(admission_gate::MIN_CONCURRENCY,
+            admission_gate::concurrency_for(1, 0.001)) << "never a full stop";
+  EXPECT_EQ(admission_gate::MAX_SLOTS,
+            admission_gate::concurrency_for(1000000000, 1));
+}
+
+TEST(AdmissionGate, ExpiredTicketsFreeTheirSlots)
+{
+  admission_gate g;
+  uint64_t now= 1000 * ms;
+  size_for_ten(g, now);
+  admission_gate::ticket gone[10], t;
+  for (auto &x : gone)
+    EXPECT_TRUE(g.enter(now, x));
+  EXPECT_FALSE(g.enter(now + admission_gate::LEASE, t));
+  now+= admission_gate::LEASE + 2 * ms;
+  for (int i= 0; i < 10; i++)
+  {
+    admission_gate::ticket u;
+    EXPECT_TRUE(g.enter(now, u)) << "threads that went away hold no slot";
+  }
+  EXPECT_FALSE(g.enter(now, t));
+  /* an expired ticket cannot free the slot that another thread holds now */
+  for (auto &x : gone)
+    EXPECT_FALSE(g.leave(now, x));
+  EXPECT_EQ(10u, g.running());
+}
+
+TEST(AdmissionGate, MeasuresOverAWindow)
+{
+  admission_gate g;
+  uint64_t now= 1000 * ms;
+  size_for_ten(g, now);
+  admission_gate::ticket t;
+  EXPECT_TRUE(g.enter(now, t));
+  EXPECT_TRUE(g.leave(now + 40 * ms, t));
+  EXPECT_EQ(10u, g.resize(now + 40 * ms, 1000)) << "shorter than WINDOW";
+  /* 40 ms per transaction at 1000/s: 40 threads */
+  EXPECT_EQ(40u, g.resize(now + admission_gate::WINDOW, 1000));
+  EXPECT_EQ(40u, g.resize(now + 3 * admission_gate::WINDOW, 1000))
+    << "nothing given back since: kept";
 }
 
 /* 256 threads that would commit 100k transactions/s unthrottled against a purge
@@ -422,12 +471,13 @@ namespace
    127 undo pages do) at a capacity that falls as DML's commit rate takes
    the CPUs (measured over 0.2 s);
  - the controller is updated after each batch, as by the coordinator, and
-   its limit paces the commits through a commit_pacer;
+   its limit lets threads in through an admission_gate;
  - the history shows what purge parsed every 0.5 s (undo log truncation). */
 struct saturated_result
 {
   std::vector<double> history;    /* every 0.1 s */
   std::vector<double> commits;    /* commits in each 0.1 s */
+  std::vector<unsigned> concurrency;  /* the gate's, every 0.1 s */
 };
 
 saturated_result simulate_saturated(uint64_t target, double seconds)
@@ -438,35 +488,57 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
   std::mt19937 rng(1);
   std::uniform_real_distribution<double> trx_work(0.5 * trx_s, 1.5 * trx_s),
     batch_trx(200, 2000);
-  std::vector<double> work(threads), wake(threads, 0);
+  std::vector<double> work(threads), queued_at(threads, -1);
+  std::vector<admission_gate::ticket> ticket(threads);
+  std::deque<int> queue;
   for (double &x : work) x= trx_work(rng);
   adaptive_controller c;
-  commit_pacer pacer;
+  admission_gate gate;
   saturated_result r;
   double commits= 0, parsed= 0, truncated= 0, history= 0;
   double batch= 0, batch_left= 0, tps= max_tps, counted= 0;
   int running= threads;
+  auto ns= [](double t) { return uint64_t(t * 1e9) + 1; };
+  /* first come first served, as srv0purgelab.cc lets them in */
+  auto admit_waiters= [&](double t)
+  {
+    while (!queue.empty() && gate.enter(ns(t), ticket[queue.front()]))
+    {
+      queued_at[queue.front()]= -1;
+      work[queue.front()]= trx_work(rng);
+      queue.pop_front();
+    }
+  };
   for (int step= 0; step < int(seconds / dt); step++)
   {
     const double t= step * dt;
     const double speed= std::min(1.0, max_tps * trx_s / std::max(1, running));
     double committed= 0;
-    running= 0;
     for (int i= 0; i < threads; i++)
     {
-      if (t < wake[i])
-        continue;
-      if (work[i] <= 0)
-        work[i]= trx_work(rng);               /* woke up: the next one */
-      work[i]-= speed * dt;
-      if (work[i] <= 0)
+      if (queued_at[i] >= 0)
       {
-        committed++;
-        wake[i]= t + 1e-9 * double(pacer.admit(uint64_t(t * 1e9) + 1,
-                                               c.limit()));
+        if (t - queued_at[i] < 1e-9 * admission_gate::MAX_WAIT)
+          continue;
+        queue.erase(std::find(queue.begin(), queue.end(), i));
+        queued_at[i]= -1;                  /* waited long enough: go on */
+        work[i]= trx_work(rng);
       }
-      running+= t >= wake[i];
+      work[i]-= speed * dt;
+      if (work[i] > 0)
+        continue;
+      committed++;
+      if (gate.leave(ns(t), ticket[i]))
+        admit_waiters(t);
+      if (c.limit() && (!queue.empty() || !gate.enter(ns(t), ticket[i])))
+      {
+        queue.push_back(i);
+        queued_at[i]= t;
+      }
+      else
+        work[i]= trx_work(rng);
     }
+    running= threads - int(queue.size());
     commits+= committed;
     history+= committed;
     tps+= (committed / dt - tps) * dt / 0.2;
@@ -478,8 +550,9 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
     {
       batch= batch_left= std::min(commits - parsed, batch_trx(rng));
       parsed+= batch;
-      c.update(uint64_t(t * 1e6) + 1, uint64_t(history), uint64_t(parsed),
-               target, true);
+      gate.resize(ns(t), c.update(uint64_t(t * 1e6) + 1, uint64_t(history),
+                                  uint64_t(parsed), target, true));
+      admit_waiters(t);
     }
     if (step % 500 == 0)
     {
@@ -490,6 +563,7 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
     {
       r.history.push_back(history);
       r.commits.push_back(commits - counted);
+      r.concurrency.push_back(gate.concurrency());
       counted= commits;
     }
   }
@@ -518,4 +592,10 @@ TEST(AdaptiveThrottle, SmoothOnASaturatedServer)
   EXPECT_GE(m * 10, 0.95 * balance);
   /* the history falls every 0.5 s by what purge parsed in between */
   EXPECT_LE(pct(tail(r.history, 600), 95), 1.1 * target + 0.5 * balance);
+  /* the gate holds the rate by admitting fewer threads than the server's
+  saturation point (max_tps * trx_s = 20), not 256 */
+  const auto k= tail(r.concurrency, 600);
+  std::vector<double> kd(k.begin(), k.end());
+  EXPECT_LE(pct(kd, 95), 20);
+  EXPECT_GE(pct(kd, 5), 5) << "and not by stopping nearly all of them";
 }

@@ -113,9 +113,11 @@ static bool purge_throttle_active() noexcept
    purge_drain_width>, SHOW_SIMPLE_FUNC},                               \
   {"purge_throttle_active", (char*) &show_computed<bool, SHOW_BOOL,     \
    purge_throttle_active>, SHOW_SIMPLE_FUNC},                           \
-  /* how long a transaction committing now would wait for its slot */  \
-  {"purge_trx_delay_current_usec", (char*) &show_computed<ulonglong,    \
-   SHOW_ULONGLONG, purge_throttle_trx_wait_in_force>, SHOW_SIMPLE_FUNC}, \
+  /* threads let run read-write transactions at once, and waiting */   \
+  {"purge_throttle_concurrency", (char*) &show_computed<uint, SHOW_UINT, \
+   purge_throttle_concurrency_in_force>, SHOW_SIMPLE_FUNC},             \
+  {"purge_throttle_waiting", (char*) &show_computed<uint, SHOW_UINT,    \
+   purge_throttle_gate_waiting>, SHOW_SIMPLE_FUNC},                     \
   {"purge_throttle_commit_limit", (char*) &show_computed<ulonglong,     \
    SHOW_ULONGLONG, purge_throttle_commit_limit_in_force>,               \
    SHOW_SIMPLE_FUNC},                                                   \

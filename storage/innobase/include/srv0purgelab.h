@@ -138,16 +138,21 @@ second (0: none): the published one unless purge is disabled or paused or
 the coordinator stopped updating it */
 ulonglong purge_throttle_commit_limit_in_force() noexcept;
 
-/** @return microseconds that a read-write transaction committing now would
-wait for its slot under the adaptive limit */
-ulonglong purge_throttle_trx_wait_in_force() noexcept;
+/** @return how many threads the adaptive throttle lets run read-write
+transactions at once (0: no limit in force) */
+uint purge_throttle_concurrency_in_force() noexcept;
 
-/** Wait for a commit slot if this thread owes a wait. */
+/** @return threads waiting for the adaptive throttle to let them in */
+uint purge_throttle_gate_waiting() noexcept;
+
+/** Give back this thread's admission ticket, and wait to be let in again
+if this thread owes a wait. */
 void purge_throttle_pay_trx_delay() noexcept;
 
 /** At the end of a commit (innobase_commit()), when the transaction holds
-no locks and no read view any more: in the adaptive mode, wait for the
-commit slot that the limit gives this transaction. */
+no locks and no read view any more: in the adaptive mode, give back the
+admission ticket of the transaction and, while a limit is in force, wait
+until the throttle lets the thread in for its next one. */
 inline void purge_throttle_after_trx_commit() noexcept
 {
   if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))

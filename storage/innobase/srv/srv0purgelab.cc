@@ -32,7 +32,11 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include "fsp0fsp.h"
 #include "trx0sys.h"
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <thread>
 
 my_bool innodb_purge_coupled_throttle= TRUE;
@@ -51,11 +55,35 @@ static Atomic_relaxed<ulonglong> purge_throttle_commit_limit;
 in microseconds of my_interval_timer() */
 static Atomic_relaxed<ulonglong> commit_limit_published;
 
-/** Paces the commits to purge_throttle_commit_limit */
-static purge_throttle::commit_pacer commit_pacer;
+/** Enforces purge_throttle_commit_limit: lets only as many threads run
+read-write transactions at once as that rate needs; gate_mutex protects it */
+static purge_throttle::admission_gate admission_gate;
+static std::mutex gate_mutex;
+
+/** A thread waiting at the gate */
+struct gate_waiter
+{
+  explicit gate_waiter(purge_throttle::admission_gate::ticket &t) :
+    ticket(t) {}
+  std::condition_variable cv;
+  purge_throttle::admission_gate::ticket &ticket;
+  bool admitted= false;
+};
+
+/** The threads waiting at the gate, first come first served; gate_mutex
+protects it */
+static std::deque<gate_waiter*> gate_queue;
+
+/** gate_queue.size() and admission_gate.concurrency(), for other threads */
+static Atomic_relaxed<uint> gate_waiting, gate_concurrency;
+
+/** The ticket of the read-write transaction that this thread runs, if the
+gate let it in (with the thread pool, of the connection that the thread
+last served: a ticket given back early frees its slot early, no more) */
+static thread_local purge_throttle::admission_gate::ticket gate_ticket;
 
 /** Whether this thread committed a read-write transaction while the
-adaptive limit was in force and has not waited for its slot yet */
+adaptive limit was in force and has not waited to be let in again yet */
 static thread_local bool commit_slot_owed;
 
 /** purge_sys.tail.trx_no after the last purge batch, for other threads */
@@ -99,6 +127,23 @@ ulonglong purge_unparsed_trx() noexcept
                              ? trx_in_ids(max_id - parsed + 1) : 0);
 }
 
+/** Let waiting threads in, first come first served, while the gate admits
+them; gate_mutex must be held.
+@param now  my_interval_timer() */
+static void gate_admit_waiters(uint64_t now) noexcept
+{
+  while (!gate_queue.empty())
+  {
+    gate_waiter *w= gate_queue.front();
+    if (!admission_gate.enter(now, w->ticket))
+      break;
+    gate_queue.pop_front();
+    w->admitted= true;
+    w->cv.notify_one();
+  }
+  gate_waiting= uint(gate_queue.size());
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   /* only this coordinator moves the tail */
@@ -121,9 +166,16 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   /* purge parses committed transactions in the order of their trx_no */
   const uint64_t purged= trx_in_ids(tail);
   const ulonglong now= my_interval_timer() / 1000;
-  purge_throttle_commit_limit= adaptive.update(now, history, purged,
-                                               srv_max_purge_lag, progress);
+  const uint64_t limit= adaptive.update(now, history, purged,
+                                        srv_max_purge_lag, progress);
+  purge_throttle_commit_limit= limit;
   commit_limit_published= now;
+  {
+    std::lock_guard<std::mutex> g{gate_mutex};
+    gate_concurrency= admission_gate.resize(now * 1000, limit);
+    /* a wider gate, or expired tickets, may let waiting threads in */
+    gate_admit_waiters(now * 1000);
+  }
   adaptive_drain_width= adaptive.drain_width();
   purge_throttle_stats.error= adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(adaptive.purge_rate());
@@ -188,26 +240,53 @@ ulonglong purge_throttle_commit_limit_in_force() noexcept
   return commit_limit_in_force(my_interval_timer());
 }
 
-ulonglong purge_throttle_trx_wait_in_force() noexcept
+uint purge_throttle_concurrency_in_force() noexcept
 {
-  const ulonglong now= my_interval_timer();
-  return commit_limit_in_force(now) ? commit_pacer.wait(now) / 1000 : 0;
+  return commit_limit_in_force(my_interval_timer())
+    ? uint{gate_concurrency} : 0;
 }
+
+uint purge_throttle_gate_waiting() noexcept { return gate_waiting; }
 
 void purge_throttle_pay_trx_delay() noexcept
 {
+  const ulonglong start= my_interval_timer();
+  if (gate_ticket.since)
+  {
+    /* this thread's transaction committed: its slot goes to a waiting one */
+    std::lock_guard<std::mutex> g{gate_mutex};
+    if (admission_gate.leave(start, gate_ticket) && !gate_queue.empty())
+      gate_admit_waiters(start);
+  }
   if (!commit_slot_owed)
     return;
   commit_slot_owed= false;
-  const ulonglong start= my_interval_timer();
-  const ulonglong limit= commit_limit_in_force(start);
-  if (!limit)
+  if (!commit_limit_in_force(start) || !gate_concurrency)
     return;
-  const uint64_t wait= commit_pacer.admit(start, limit);
-  if (!wait)
-    return;
+  gate_waiter w{gate_ticket};
+  {
+    std::unique_lock<std::mutex> lk{gate_mutex};
+    /* no overtaking: a thread that just gave its slot back queues too */
+    if (gate_queue.empty() && admission_gate.enter(start, gate_ticket))
+      return;
+    gate_queue.push_back(&w);
+    gate_waiting= uint(gate_queue.size());
+  }
   purge_throttle_wake();
-  std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
+  {
+    std::unique_lock<std::mutex> lk{gate_mutex};
+    /* The coordinator and committing threads let waiters in; one that
+    waited MAX_WAIT goes on without a ticket: DML is never stopped. */
+    const auto deadline= std::chrono::steady_clock::now() +
+      std::chrono::nanoseconds(purge_throttle::admission_gate::MAX_WAIT);
+    while (!w.admitted &&
+           w.cv.wait_until(lk, deadline) != std::cv_status::timeout) {}
+    if (!w.admitted)
+    {
+      gate_queue.erase(std::find(gate_queue.begin(), gate_queue.end(), &w));
+      gate_waiting= uint(gate_queue.size());
+    }
+  }
   purge_throttle_stats.delayed_trx++;
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
 }
