@@ -145,13 +145,14 @@ public:
   static constexpr double MIN_SHARE= 0.05;
 
   /** @return the history length over which pacing starts: three quarters
-  of the target.  Pacing costs more than the commits it holds back: on 2
-  cores purge parsed 3,300..3,900 transactions a second while DML was paced
-  (by this limit or by sysbench --rate) against 4,800..5,400 while it was
-  not, so a limit that matches the commit rate to purge's rate holds purge
-  at the slower rate.  From half the target the drain of rollback segments
-  (drain_width()) and unpaced purge usually keep the history under the
-  target by themselves.  Once started, pacing goes on down to half the
+  of the target.  When the limit spaced commits evenly in time, pacing
+  cost more than the commits it held back: on 2 cores purge parsed
+  3,300..3,900 transactions a second while DML was paced (by that limit or
+  by sysbench --rate) against 4,800..5,400 while it was not.  Admission
+  (admission_gate) held a limit at unthrottled throughput; pacing still
+  starts late because it is not needed sooner: from half the target the
+  drain of rollback segments (drain_width()) and unthrottled purge usually
+  keep the history under the target by themselves.  Once started, pacing goes on down to half the
   target, so that it does not flip at a single threshold.
   @param target  innodb_max_purge_lag */
   static constexpr uint64_t pace_from(uint64_t target) noexcept
@@ -421,7 +422,7 @@ public:
   {
     const double n= double(rate) * hold + 0.5;
     return n >= MAX_SLOTS ? MAX_SLOTS
-      : std::max(MIN_CONCURRENCY, unsigned(n));
+      : std::max(unsigned{MIN_CONCURRENCY}, unsigned(n));
   }
 
   /** @return the concurrency limit (0 = none) */

@@ -277,8 +277,9 @@ void purge_throttle_pay_trx_delay() noexcept
     std::unique_lock<std::mutex> lk{gate_mutex};
     /* The coordinator and committing threads let waiters in; one that
     waited MAX_WAIT goes on without a ticket: DML is never stopped. */
+    constexpr uint64_t max_wait= purge_throttle::admission_gate::MAX_WAIT;
     const auto deadline= std::chrono::steady_clock::now() +
-      std::chrono::nanoseconds(purge_throttle::admission_gate::MAX_WAIT);
+      std::chrono::nanoseconds(max_wait);
     while (!w.admitted &&
            w.cv.wait_until(lk, deadline) != std::cv_status::timeout) {}
     if (!w.admitted)
