@@ -354,16 +354,15 @@ public:
   {
     if (!m_limit)
       return true;
-    if (m_running >= m_limit)
+    if (running() >= m_limit)
     {
       expire(now);
-      if (m_running >= m_limit)
+      if (running() >= m_limit)
         /* more threads than slots before the first measurement */
         return m_limit >= MAX_SLOTS;
     }
     t.slot= m_free[--m_n_free];
     t.since= m_since[t.slot]= now;
-    m_running++;
     return true;
   }
 
@@ -428,14 +427,13 @@ public:
   /** @return the concurrency limit (0 = none) */
   unsigned concurrency() const noexcept { return m_limit; }
   /** @return tickets out (some may have expired unnoticed) */
-  unsigned running() const noexcept { return m_running; }
+  unsigned running() const noexcept { return MAX_SLOTS - m_n_free; }
 
 private:
   void free_slot(unsigned slot) noexcept
   {
     m_since[slot]= 0;
     m_free[m_n_free++]= slot;
-    m_running--;
   }
 
   /** Free the slots of expired tickets, at most once per millisecond */
@@ -452,7 +450,6 @@ private:
   uint64_t m_since[MAX_SLOTS]= {};
   unsigned m_free[MAX_SLOTS];
   unsigned m_n_free= MAX_SLOTS;
-  unsigned m_running= 0;
   unsigned m_limit= 0;
   uint64_t m_last_expiry= 0;
   /** start of the holding time measurement (0: none) */

@@ -170,6 +170,9 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
                                         srv_max_purge_lag, progress);
   purge_throttle_commit_limit= limit;
   commit_limit_published= now;
+  /* Without a limit, nobody queues (enter() lets everyone in): a gate that
+  is already open needs no update. */
+  if (limit || gate_concurrency)
   {
     std::lock_guard<std::mutex> g{gate_mutex};
     gate_concurrency= admission_gate.resize(now * 1000, limit);
@@ -250,6 +253,9 @@ uint purge_throttle_gate_waiting() noexcept { return gate_waiting; }
 
 void purge_throttle_pay_trx_delay() noexcept
 {
+  /* the common case: no ticket to give back, no wait owed */
+  if (!gate_ticket.since && !commit_slot_owed)
+    return;
   const ulonglong start= my_interval_timer();
   if (gate_ticket.since)
   {
@@ -272,6 +278,7 @@ void purge_throttle_pay_trx_delay() noexcept
     gate_queue.push_back(&w);
     gate_waiting= uint(gate_queue.size());
   }
+  /* not under gate_mutex, which the coordinator takes after each batch */
   purge_throttle_wake();
   {
     std::unique_lock<std::mutex> lk{gate_mutex};
