@@ -7,6 +7,8 @@ import os
 
 from . import stats
 
+NO_PLOTS = "(matplotlib not installed: no plots)"
+
 
 def write_samples(outdir, runs):
     rows = []
@@ -60,7 +62,7 @@ def plots(outdir, runs):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return ["(matplotlib not installed: no plots)"]
+        return [NO_PLOTS]
     made = []
     by_scenario = {}
     for r in runs:
@@ -147,3 +149,50 @@ def markdown(outdir, meta, runs, tables):
     with open(os.path.join(outdir, "summary.md"), "w") as f:
         f.write(text)
     return text
+
+
+def read_samples(outdir):
+    """The runs of a results directory, with their samples and intervals, as
+    write_samples() left them."""
+    with open(os.path.join(outdir, "runs.json")) as f:
+        runs = json.load(f)
+    with open(os.path.join(outdir, "samples.json")) as f:
+        samples = json.load(f)
+    intervals = []
+    path = os.path.join(outdir, "intervals.csv")
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            intervals = list(csv.DictReader(f))
+    key = ("scenario", "arm", "repeat")
+    by_run = {}
+    for s in samples:
+        by_run.setdefault(tuple(str(s[k]) for k in key), ([], []))[0].append(s)
+    for iv in intervals:
+        iv.update({k: float(iv[k]) for k in ("t", "tps")})
+        by_run.setdefault(tuple(str(iv[k]) for k in key), ([], []))[1].append(iv)
+    for r in runs:
+        r["samples"], r["intervals"] = by_run.get(tuple(str(r[k]) for k in key), ([], []))
+    return runs
+
+
+def replot(outdir):
+    """Draw the plots of a results directory again (for example after
+    installing matplotlib) and link them from its summary.md."""
+    made = plots(outdir, read_samples(outdir))
+    summary = os.path.join(outdir, "summary.md")
+    if made and made[0] != NO_PLOTS and os.path.exists(summary):
+        with open(summary) as f:
+            text = f.read()
+        links = "\n".join(f"![{p}]({p})" for p in made if f"]({p})" not in text)
+        with open(summary, "w") as f:
+            f.write(text.replace(NO_PLOTS, links) if NO_PLOTS in text
+                    else text + (links + "\n" if links else ""))
+    return made
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) != 2 or not os.path.isfile(os.path.join(sys.argv[1], "runs.json")):
+        sys.exit("usage: python3 -m purgebench.report RESULTS_DIR (a directory with runs.json)")
+    for line in replot(sys.argv[1]):
+        print(line)

@@ -166,7 +166,7 @@ TEST(AdaptiveThrottle, NeverAFullStop)
   }
 }
 
-TEST(AdaptiveThrottle, PacesFromThreeQuartersOfTheTarget)
+TEST(AdaptiveThrottle, PacesFromNineteenTwentiethsOfTheTarget)
 {
   adaptive_controller c;
   uint64_t t= 0, purged= 0;
@@ -177,27 +177,28 @@ TEST(AdaptiveThrottle, PacesFromThreeQuartersOfTheTarget)
     return c.limit();
   };
   for (int i= 0; i < 20; i++)
-    EXPECT_EQ(0u, limit_after(6000)) << "over half: drained, not paced";
-  EXPECT_EQ(7500u, adaptive_controller::pace_from(10000));
+    EXPECT_EQ(0u, limit_after(9000)) << "over three quarters: not paced";
+  EXPECT_EQ(9500u, adaptive_controller::pace_from(10000));
+  EXPECT_EQ(0u, limit_after(9500));
+  EXPECT_GT(limit_after(9501), 1000u) << "paced, over purge's rate";
+  const uint64_t at_9600= limit_after(9600);
+  EXPECT_LT(limit_after(11000), at_9600) << "it tightens";
+  EXPECT_LT(limit_after(11000), 1000u) << "under purge's rate over target";
+  EXPECT_GT(limit_after(9000), 1000u) << "once paced, down to 3/4";
+  EXPECT_GT(limit_after(7501), 1000u);
   EXPECT_EQ(0u, limit_after(7500));
-  EXPECT_GT(limit_after(7501), 1000u) << "paced, over purge's rate";
-  const uint64_t at_8000= limit_after(8000);
-  EXPECT_LT(limit_after(9000), at_8000) << "it tightens";
-  EXPECT_GT(limit_after(7000), 1000u) << "once paced, down to half";
-  EXPECT_GT(limit_after(5001), 1000u);
-  EXPECT_EQ(0u, limit_after(5000));
-  EXPECT_EQ(0u, limit_after(7000)) << "and from three quarters again";
+  EXPECT_EQ(0u, limit_after(9000)) << "and from 19/20 again";
   EXPECT_EQ(0u, adaptive_controller::pace_from(0));
 }
 
-TEST(AdaptiveThrottle, PollsWhileOverHalfTheTarget)
+TEST(AdaptiveThrottle, PollsWhileOverThreeQuartersOfTheTarget)
 {
-  EXPECT_TRUE(adaptive_controller::keep_polling(6000, 10000));
-  EXPECT_FALSE(adaptive_controller::keep_polling(5000, 10000));
+  EXPECT_TRUE(adaptive_controller::keep_polling(7501, 10000));
+  EXPECT_FALSE(adaptive_controller::keep_polling(7500, 10000));
   EXPECT_FALSE(adaptive_controller::keep_polling(1000000, 0));
 }
 
-TEST(AdaptiveThrottle, DrainsFromHalfTheTargetDownToAQuarter)
+TEST(AdaptiveThrottle, DrainsFromNineTenthsOfTheTargetDownToThreeQuarters)
 {
   adaptive_controller c;
   const unsigned wide= purge_throttle::rseg_drain::MAX_WIDTH;
@@ -208,11 +209,11 @@ TEST(AdaptiveThrottle, DrainsFromHalfTheTargetDownToAQuarter)
     c.update(t, history, t / 10, target, progress);
     return c.drain_width();
   };
-  EXPECT_EQ(0u, width_after(5000, 10000, true));
-  EXPECT_EQ(wide, width_after(5001, 10000, true));
-  EXPECT_EQ(wide, width_after(2501, 10000, true));
-  EXPECT_EQ(0u, width_after(2500, 10000, true));
-  EXPECT_EQ(0u, width_after(4000, 10000, true));
+  EXPECT_EQ(0u, width_after(9000, 10000, true));
+  EXPECT_EQ(wide, width_after(9001, 10000, true));
+  EXPECT_EQ(wide, width_after(7501, 10000, true));
+  EXPECT_EQ(0u, width_after(7500, 10000, true));
+  EXPECT_EQ(0u, width_after(8000, 10000, true));
   /* purge blocked by a read view: the drain withholds only segments with
   history that purge has processed, so it may stay on */
   EXPECT_EQ(wide, width_after(20000, 10000, false));

@@ -100,7 +100,7 @@ delay.  Upstream's formula leaves three gaps that this closes:
    second (srv_master_callback) while DML piles up history: on this 2-core
    machine 8 connections commit 50,000 transactions in that second. The
    adaptive mode wakes it at commit and keeps it polling while history is
-   over half the target;
+   over act_from();
  - a fixed cap (innodb_max_purge_lag_delay, 5 ms in the field) cannot slow
    hundreds of threads down to the purge rate;
  - the per-row delay is taken inside the transaction, holding its row locks
@@ -110,13 +110,13 @@ delay.  Upstream's formula leaves three gaps that this closes:
 It estimates the purge rate (the transactions purge parsed, while it had
 work; a drop within a second, a rise over seconds) and admits commits at
 that rate plus a correction that closes the gap to the target over about
-TAU seconds (admission_gate), from pace_from() down to half the target.  It
+TAU seconds (admission_gate), from pace_from() down to act_from().  It
 limits the commit rate rather than choosing a delay, because a server that
 is saturated does not commit more slowly when its threads are delayed a
 little: they only queue less inside it.  Its commit rate falls only once
 the delay exceeds that queueing, and then steeply.  A controller that
 scaled a delay by the ratio of measured to wanted commit rate swung between
-free running and 100 ms delays at 256 threads there.  From half the target
+free running and 100 ms delays at 256 threads there.  From drain_from()
 it also widens the drain of rollback segments (drain_width()).  Updated
 only by the purge coordinator, after each batch. */
 class adaptive_controller
@@ -144,19 +144,32 @@ public:
   throttle slows DML down, it never stops it */
   static constexpr double MIN_SHARE= 0.05;
 
-  /** @return the history length over which pacing starts: three quarters
-  of the target.  When the limit spaced commits evenly in time, pacing
-  cost more than the commits it held back: on 2 cores purge parsed
-  3,300..3,900 transactions a second while DML was paced (by that limit or
-  by sysbench --rate) against 4,800..5,400 while it was not.  Admission
-  (admission_gate) held a limit at unthrottled throughput; pacing still
-  starts late because it is not needed sooner: from half the target the
-  drain of rollback segments (drain_width()) and unthrottled purge usually
-  keep the history under the target by themselves.  Once started, pacing goes on down to half the
-  target, so that it does not flip at a single threshold.
+  /** @return the history length from which the throttle acts (the
+  coordinator polls and a commit wakes it) and down to which the drain and
+  pacing go on once started, so that neither flips at a single threshold:
+  three quarters of the target.
+  @param target  innodb_max_purge_lag */
+  static constexpr uint64_t act_from(uint64_t target) noexcept
+  { return target - target / 4; }
+
+  /** @return the history length over which the drain of rollback segments
+  starts (drain_width()): nine tenths of the target.  The drain alone
+  usually holds the history, in a sawtooth whose 95th percentile was 1.03
+  to 1.2 times this threshold at 256 threads on 2 cores.  It starts this
+  late because a history held far under the target costs throughput: with
+  a shorter purge lag the small B-trees of the benchmark merged and split
+  twice as often per commit (docs/results/profile-256/).
+  @param target  innodb_max_purge_lag */
+  static constexpr uint64_t drain_from(uint64_t target) noexcept
+  { return target - target / 10; }
+
+  /** @return the history length over which the commit rate is limited:
+  nineteen twentieths of the target, after the drain, which costs nothing
+  measurable, has had its chance.  The limit then holds the history at the
+  target.
   @param target  innodb_max_purge_lag */
   static constexpr uint64_t pace_from(uint64_t target) noexcept
-  { return target - target / 4; }
+  { return target - target / 20; }
 
   /** Feed the state after a purge batch.
   @param now      a monotonic clock, in microseconds
@@ -172,9 +185,10 @@ public:
   uint64_t update(uint64_t now, uint64_t history, uint64_t purged,
                   uint64_t target, bool progress) noexcept
   {
-    /* Drain from over half the target down to a quarter: not flipping at
-    a single threshold spares the rollback segments' SKIP flags churn. */
-    m_draining= target && banded(m_draining, history, target / 2, target / 4);
+    /* not flipping at a single threshold spares the rollback segments'
+    SKIP flags churn */
+    m_draining= target &&
+      banded(m_draining, history, drain_from(target), act_from(target));
     if (!target || !progress)
     {
       /* never throttle while purge cannot progress or without a target;
@@ -217,7 +231,7 @@ public:
   purge has processed and that waits for undo log truncation, which the
   commit rate limit does not touch while purge keeps up: the drain frees
   it, at no cost that the benchmarks could measure.  So while the history
-  is over half the target (until it is down to a quarter) the adaptive
+  is over drain_from() (until it is down to act_from()) the adaptive
   throttle drains as widely as rseg_drain allows.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
@@ -250,13 +264,9 @@ public:
   idle after a batch that found nothing to purge */
   static constexpr bool keep_polling(uint64_t history, uint64_t target)
     noexcept
-  { return over_half(history, target); }
+  { return target && history > act_from(target); }
 
 private:
-  /** @return whether the history is over half the target, from where the
-  throttle acts: it polls, drains and paces there (0 = no target) */
-  static constexpr bool over_half(uint64_t history, uint64_t target) noexcept
-  { return target && history > target / 2; }
 
   /** @return whether something that starts once the history exceeds on_over
   and stops once it is down to off_at (< on_over) is on now
@@ -265,10 +275,10 @@ private:
                                uint64_t off_at) noexcept
   { return history > (on ? off_at : on_over); }
 
-  /** @return whether commits are paced now: from pace_from() down to half
-  the target (a limit in force is the state) */
+  /** @return whether commits are paced now: from pace_from() down to
+  act_from() (a limit in force is the state) */
   bool pacing(uint64_t history, uint64_t target) const noexcept
-  { return banded(m_limit != 0, history, pace_from(target), target / 2); }
+  { return banded(m_limit != 0, history, pace_from(target), act_from(target)); }
 
   /** @return an exponential moving average of a rate
   @param avg   the average so far (0 = none)

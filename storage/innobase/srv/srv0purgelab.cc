@@ -195,7 +195,7 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
                                                  srv_dml_needed_delay);
   if (n_pages)
     return true;
-  /* Nothing to purge yet, but history over half the target: rather than go
+  /* Nothing to purge yet, but history over act_from(): rather than go
   idle for up to a second, look again shortly. */
   if (!purge_throttle::adaptive_controller::keep_polling(history,
                                                          srv_max_purge_lag))
