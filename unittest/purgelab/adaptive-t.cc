@@ -166,7 +166,7 @@ TEST(AdaptiveThrottle, NeverAFullStop)
   }
 }
 
-TEST(AdaptiveThrottle, PacesFromNineteenTwentiethsOfTheTarget)
+TEST(AdaptiveThrottle, PacesFromTheTarget)
 {
   adaptive_controller c;
   uint64_t t= 0, purged= 0;
@@ -178,16 +178,17 @@ TEST(AdaptiveThrottle, PacesFromNineteenTwentiethsOfTheTarget)
   };
   for (int i= 0; i < 20; i++)
     EXPECT_EQ(0u, limit_after(9000)) << "over three quarters: not paced";
-  EXPECT_EQ(9500u, adaptive_controller::pace_from(10000));
-  EXPECT_EQ(0u, limit_after(9500));
-  EXPECT_GT(limit_after(9501), 1000u) << "paced, over purge's rate";
-  const uint64_t at_9600= limit_after(9600);
-  EXPECT_LT(limit_after(11000), at_9600) << "it tightens";
+  EXPECT_EQ(10000u, adaptive_controller::pace_from(10000));
+  EXPECT_EQ(0u, limit_after(10000));
+  EXPECT_GT(limit_after(10001), 900u) << "paced, at about purge's rate";
+  EXPECT_GT(limit_after(9000), 1000u) << "under target: over purge's rate";
+  const uint64_t at_10500= limit_after(10500);
+  EXPECT_LT(limit_after(11000), at_10500) << "it tightens";
   EXPECT_LT(limit_after(11000), 1000u) << "under purge's rate over target";
   EXPECT_GT(limit_after(9000), 1000u) << "once paced, down to 3/4";
   EXPECT_GT(limit_after(7501), 1000u);
   EXPECT_EQ(0u, limit_after(7500));
-  EXPECT_EQ(0u, limit_after(9000)) << "and from 19/20 again";
+  EXPECT_EQ(0u, limit_after(9000)) << "and from the target again";
   EXPECT_EQ(0u, adaptive_controller::pace_from(0));
 }
 
@@ -198,7 +199,7 @@ TEST(AdaptiveThrottle, PollsWhileOverThreeQuartersOfTheTarget)
   EXPECT_FALSE(adaptive_controller::keep_polling(1000000, 0));
 }
 
-TEST(AdaptiveThrottle, DrainsFromNineTenthsOfTheTargetDownToThreeQuarters)
+TEST(AdaptiveThrottle, DrainsFrom95PercentOfTheTargetDownToThreeQuarters)
 {
   adaptive_controller c;
   const unsigned wide= purge_throttle::rseg_drain::MAX_WIDTH;
@@ -209,8 +210,8 @@ TEST(AdaptiveThrottle, DrainsFromNineTenthsOfTheTargetDownToThreeQuarters)
     c.update(t, history, t / 10, target, progress);
     return c.drain_width();
   };
-  EXPECT_EQ(0u, width_after(9000, 10000, true));
-  EXPECT_EQ(wide, width_after(9001, 10000, true));
+  EXPECT_EQ(0u, width_after(9500, 10000, true));
+  EXPECT_EQ(wide, width_after(9501, 10000, true));
   EXPECT_EQ(wide, width_after(7501, 10000, true));
   EXPECT_EQ(0u, width_after(7500, 10000, true));
   EXPECT_EQ(0u, width_after(8000, 10000, true));
@@ -268,6 +269,27 @@ TEST(AdmissionGate, NoLimitNoWait)
   EXPECT_EQ(0u, g.resize(now, 0));
   for (int i= 0; i < 100; i++)
     EXPECT_TRUE(g.enter(now, t));
+}
+
+TEST(AdmissionGate, ALimitThatReturnsStartsFromTheLastHoldingTime)
+{
+  admission_gate g;
+  uint64_t now= 1000 * ms;
+  size_for_ten(g, now);
+  EXPECT_EQ(0u, g.resize(now, 0)) << "the limit is lifted";
+  now+= 1000 * ms;
+  EXPECT_EQ(20u, g.resize(now, 2000))
+    << "back in force at twice the rate: 10 ms per transaction as measured"
+       " last, not everyone let in for a window";
+  admission_gate::ticket t[21];
+  for (int i= 0; i < 20; i++)
+    EXPECT_TRUE(g.enter(now, t[i]));
+  EXPECT_FALSE(g.enter(now, t[20]));
+  now+= 20 * ms;
+  for (int i= 0; i < 20; i++)
+    EXPECT_TRUE(g.leave(now, t[i]));
+  now+= admission_gate::WINDOW;
+  EXPECT_EQ(40u, g.resize(now, 2000)) << "and measured again: 20 ms";
 }
 
 TEST(AdmissionGate, LittlesLaw)

@@ -64,8 +64,8 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   " transactions at once, so that it can free the history of transactions"
   " that purge has processed while more transactions run than there are"
   " rollback segments. 0 keeps upstream's rotation of one segment at a time."
-  " The adaptive throttle withholds up to 64 while the history is over nine"
-  " tenths of innodb_max_purge_lag, whatever this says",
+  " The adaptive throttle withholds up to 64 while the history is over 95%"
+  " of innodb_max_purge_lag, whatever this says",
   NULL, NULL, 0, 0, purge_throttle::rseg_drain::MAX_WIDTH, 0);
 
 #define PURGELAB_SYSTEM_VARIABLES                                       \

@@ -153,23 +153,25 @@ public:
   { return target - target / 4; }
 
   /** @return the history length over which the drain of rollback segments
-  starts (drain_width()): nine tenths of the target.  The drain alone
-  usually holds the history, in a sawtooth whose 95th percentile was 1.03
-  to 1.2 times this threshold at 256 threads on 2 cores.  It starts this
-  late because a history held far under the target costs throughput: with
-  a shorter purge lag the small B-trees of the benchmark merged and split
-  twice as often per commit (docs/results/profile-256/).
+  starts (drain_width()): 95% of the target.  The drain alone usually holds
+  the history, in a sawtooth whose 95th percentile was 0.9 to 1.2 times
+  this threshold at 256 threads on 2 cores (docs/results/bands-vs-d4bf77c/,
+  gate-ratio-256/).  It starts this late because a history held far under
+  the target costs throughput: with a shorter purge lag the small B-trees
+  of the benchmark merged and split twice as often per commit
+  (docs/results/profile-256/).
   @param target  innodb_max_purge_lag */
   static constexpr uint64_t drain_from(uint64_t target) noexcept
-  { return target - target / 10; }
+  { return target - target / 20; }
 
   /** @return the history length over which the commit rate is limited:
-  nineteen twentieths of the target, after the drain, which costs nothing
+  the target itself, as upstream's formula delays DML only over
+  innodb_max_purge_lag, and after the drain, which costs nothing
   measurable, has had its chance.  The limit then holds the history at the
   target.
   @param target  innodb_max_purge_lag */
   static constexpr uint64_t pace_from(uint64_t target) noexcept
-  { return target - target / 20; }
+  { return target; }
 
   /** Feed the state after a purge batch.
   @param now      a monotonic clock, in microseconds
@@ -410,18 +412,22 @@ public:
     }
     if (!m_limit || !m_window_start)
     {
-      /* no holding time measured yet: let everyone in and measure */
-      m_limit= MAX_SLOTS;
+      /* A limit comes into force: start from the holding time measured
+      last (the next windows correct it); if there is none yet, let
+      everyone in and measure.  Letting everyone in every time let the
+      limit lapse for a window at each start, which near a small target
+      came many times a minute: the commit rate then exceeded the limit
+      by a third. */
       m_window_start= now;
       m_held= m_returned= 0;
-      return m_limit;
+      return m_limit= m_hold > 0 ? concurrency_for(rate, m_hold) : MAX_SLOTS;
     }
     if (now - m_window_start < WINDOW || !m_returned)
       return m_limit;
-    const double hold= double(m_held) / double(m_returned) * 1e-9;
+    m_hold= double(m_held) / double(m_returned) * 1e-9;
     m_window_start= now;
     m_held= m_returned= 0;
-    return m_limit= concurrency_for(rate, hold);
+    return m_limit= concurrency_for(rate, m_hold);
   }
 
   /** @return threads to let in at once for a commit rate
@@ -467,6 +473,8 @@ private:
   /** nanoseconds that the tickets given back since then were held */
   uint64_t m_held= 0;
   uint64_t m_returned= 0;
+  /** the holding time measured last, in seconds (0: none yet) */
+  double m_hold= 0;
 };
 
 } // namespace purge_throttle
