@@ -269,7 +269,6 @@ public:
   { return target && history > act_from(target); }
 
 private:
-
   /** @return whether something that starts once the history exceeds on_over
   and stops once it is down to off_at (< on_over) is on now
   @param on       whether it was on */
@@ -280,7 +279,10 @@ private:
   /** @return whether commits are paced now: from pace_from() down to
   act_from() (a limit in force is the state) */
   bool pacing(uint64_t history, uint64_t target) const noexcept
-  { return banded(m_limit != 0, history, pace_from(target), act_from(target)); }
+  {
+    return banded(m_limit != 0, history, pace_from(target),
+                  act_from(target));
+  }
 
   /** @return an exponential moving average of a rate
   @param avg   the average so far (0 = none)
@@ -416,8 +418,8 @@ public:
       last (the next windows correct it); if there is none yet, let
       everyone in and measure.  Letting everyone in every time let the
       limit lapse for a window at each start, which near a small target
-      came many times a minute: the commit rate then exceeded the limit
-      by a third. */
+      came many times a minute: in a third of the samples taken with a
+      limit in force the gate stood open. */
       m_window_start= now;
       m_held= m_returned= 0;
       return m_limit= m_hold > 0 ? concurrency_for(rate, m_hold) : MAX_SLOTS;
