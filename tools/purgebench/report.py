@@ -125,6 +125,11 @@ def plots(outdir, runs):
     return made
 
 
+def plot_line(name):
+    """summary.md's line for an entry of plots(): an image link, or a note."""
+    return f"![{name}]({name})" if name.endswith(".png") else name
+
+
 def markdown(outdir, meta, runs, tables):
     lines = ["# purgebench report", ""]
     lines.append("## Build, configuration, machine")
@@ -143,8 +148,7 @@ def markdown(outdir, meta, runs, tables):
     lines.append("Relative values: **bold (red)** <= 0.95, **bold (green)** >= 1.05, "
                  "as in the Insert Benchmark.")
     lines.append("")
-    for p in plots(outdir, runs):
-        lines.append(f"![{p}]({p})" if p.endswith(".png") else p)
+    lines.extend(plot_line(p) for p in plots(outdir, runs))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(outdir, "summary.md"), "w") as f:
         f.write(text)
@@ -180,13 +184,13 @@ def replot(outdir):
     installing matplotlib) and link them from its summary.md."""
     made = plots(outdir, read_samples(outdir))
     summary = os.path.join(outdir, "summary.md")
-    if made and made[0] != NO_PLOTS and os.path.exists(summary):
+    if NO_PLOTS not in made and os.path.exists(summary):
         with open(summary) as f:
             text = f.read()
-        links = "\n".join(f"![{p}]({p})" for p in made if f"]({p})" not in text)
-        with open(summary, "w") as f:
-            f.write(text.replace(NO_PLOTS, links) if NO_PLOTS in text
-                    else text + (links + "\n" if links else ""))
+        # markdown() wrote the note where the links go; links already there stay
+        if NO_PLOTS in text:
+            with open(summary, "w") as f:
+                f.write(text.replace(NO_PLOTS, "\n".join(plot_line(p) for p in made)))
     return made
 
 

@@ -115,9 +115,9 @@ void purge_throttle_dml_sleep(ulint delay) noexcept;
 
 /** Adaptive mode, at the commit of a read-write transaction: wake the purge
 coordinator if it is idle and the history, estimated from one rollback
-segment's, exceeds three quarters of the target; and if a commit rate limit is in force,
-make the committing thread owe a wait for its slot
-(purge_throttle_after_trx_commit()).
+segment's, exceeds adaptive_controller::act_from() of the target; and if a
+commit rate limit is in force, make the committing thread owe a wait for its
+slot (purge_throttle_after_trx_commit()).
 @param rseg_history  history length of the committing transaction's
                      rollback segment */
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
