@@ -8,6 +8,7 @@ import time
 STATUS = ["Innodb_history_list_length", "Innodb_lsn_current",
           "Innodb_purge_dml_delay_current_usec", "Innodb_purge_dml_delayed_rows",
           "Innodb_purge_dml_delay_total_usec", "Innodb_purge_dml_wakeups",
+          "Innodb_purge_commit_wakeups",
           "Innodb_purge_throttle_active", "Innodb_purge_throttle_error",
           "Innodb_purge_throttle_purge_rate", "Innodb_purge_throttle_commit_limit",
           "Innodb_purge_throttle_concurrency", "Innodb_purge_throttle_waiting",

@@ -103,6 +103,8 @@ static bool purge_throttle_active() noexcept
   {"purge_dml_delay_total_usec", &purge_throttle_stats.delayed_usec,    \
    SHOW_ULONGLONG},                                                     \
   {"purge_dml_wakeups", &purge_throttle_stats.dml_wakeups, SHOW_ULONGLONG}, \
+  {"purge_commit_wakeups", &purge_throttle_stats.commit_wakeups,        \
+   SHOW_ULONGLONG},                                                     \
   /* history that purge has not parsed yet */                           \
   {"purge_unparsed_trx", (char*) &show_computed<ulonglong, SHOW_ULONGLONG, \
    purge_unparsed_trx>, SHOW_SIMPLE_FUNC},                              \

@@ -63,6 +63,10 @@ struct purge_throttle_stats_t
   Atomic_counter<ulonglong> delayed_usec;
   /** times a delayed DML thread found the purge coordinator idle, woke it */
   Atomic_counter<ulonglong> dml_wakeups;
+  /** adaptive mode: times a commit found the purge coordinator idle while
+  its rollback segment's history suggested a history over act_from(), and
+  woke it */
+  Atomic_counter<ulonglong> commit_wakeups;
   /** adaptive mode: history length minus target at the last update */
   Atomic_relaxed<longlong> error;
   /** adaptive mode: estimated purge rate, transactions per second */
@@ -115,9 +119,7 @@ void purge_throttle_dml_sleep(ulint delay) noexcept;
 
 /** Adaptive mode, at the commit of a read-write transaction: wake the purge
 coordinator if it is idle and the history, estimated from one rollback
-segment's, exceeds adaptive_controller::act_from() of the target; and if a
-commit rate limit is in force, make the committing thread owe a wait for its
-slot (purge_throttle_after_trx_commit()).
+segment's, exceeds adaptive_controller::act_from() of the target.
 @param rseg_history  history length of the committing transaction's
                      rollback segment */
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
@@ -145,18 +147,23 @@ uint purge_throttle_concurrency_in_force() noexcept;
 /** @return threads waiting for the adaptive throttle to let them in */
 uint purge_throttle_gate_waiting() noexcept;
 
-/** Give back this thread's admission ticket, and wait to be let in again
-if this thread owes a wait. */
-void purge_throttle_pay_trx_delay() noexcept;
+/** Give back this thread's admission ticket, and after a read-write
+commit wait to be let in again while a limit is in force.
+@param wrote_commit  the transaction wrote a commit record */
+void purge_throttle_pay_trx_delay(bool wrote_commit) noexcept;
 
 /** At the end of a commit (innobase_commit()), when the transaction holds
 no locks and no read view any more: in the adaptive mode, give back the
-admission ticket of the transaction and, while a limit is in force, wait
-until the throttle lets the thread in for its next one. */
-inline void purge_throttle_after_trx_commit() noexcept
+admission ticket of the transaction and, after a read-write commit while a
+limit is in force, wait until the throttle lets the thread in for its next
+one.  This runs in the connection's own thread also when the leader of a
+binlog group commit committed the transaction in InnoDB (commit_ordered).
+@param wrote_commit  the transaction wrote a commit record (trx_t::commit_lsn
+                     was set) */
+inline void purge_throttle_after_trx_commit(bool wrote_commit) noexcept
 {
   if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))
-    purge_throttle_pay_trx_delay();
+    purge_throttle_pay_trx_delay(wrote_commit);
 }
 
 /** Undo log pages initialised since startup, by the redo record written:

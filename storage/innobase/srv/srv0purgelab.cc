@@ -82,10 +82,6 @@ gate let it in (with the thread pool, of the connection that the thread
 last served: a ticket given back early frees its slot early, no more) */
 static thread_local purge_throttle::admission_gate::ticket gate_ticket;
 
-/** Whether this thread committed a read-write transaction while the
-adaptive limit was in force and has not waited to be let in again yet */
-static thread_local bool commit_slot_owed;
-
 /** purge_sys.tail.trx_no after the last purge batch, for other threads */
 static Atomic_relaxed<trx_id_t> purge_parsed_trx_no;
 
@@ -205,26 +201,24 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   return true;
 }
 
+/** Wake the purge coordinator, counting the times it was idle.
+@param wakeups  the counter of the times it was idle */
+static void purge_throttle_wake(Atomic_counter<ulonglong> &wakeups) noexcept
+{
+  const bool was_idle= !purge_sys.running();
+  purge_sys.wake_if_not_active();
+  if (was_idle && purge_sys.running())
+    wakeups++;
+}
+
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept
 {
-  if (purge_throttle_commit_limit)
-    commit_slot_owed= true;
   /* Transactions take the rollback segments in turn, so one segment's
   history times their number estimates the whole without touching the
   others' cache lines. */
   if (purge_throttle::adaptive_controller::keep_polling
       (uint64_t{rseg_history} * TRX_SYS_N_RSEGS, srv_max_purge_lag))
-    purge_sys.wake_if_not_active();
-}
-
-/** Wake the purge coordinator on behalf of a delayed DML thread, counting
-the times it was idle. */
-static void purge_throttle_wake() noexcept
-{
-  const bool was_idle= !purge_sys.running();
-  purge_sys.wake_if_not_active();
-  if (was_idle && purge_sys.running())
-    purge_throttle_stats.dml_wakeups++;
+    purge_throttle_wake(purge_throttle_stats.commit_wakeups);
 }
 
 /** @return the adaptive commit rate limit in force (0: none)
@@ -251,10 +245,10 @@ uint purge_throttle_concurrency_in_force() noexcept
 
 uint purge_throttle_gate_waiting() noexcept { return gate_waiting; }
 
-void purge_throttle_pay_trx_delay() noexcept
+void purge_throttle_pay_trx_delay(bool wrote_commit) noexcept
 {
-  /* the common case: no ticket to give back, no wait owed */
-  if (!gate_ticket.since && !commit_slot_owed)
+  /* the common case: no ticket to give back, no limit in force */
+  if (!gate_ticket.since && (!wrote_commit || !purge_throttle_commit_limit))
     return;
   const ulonglong start= my_interval_timer();
   if (gate_ticket.since)
@@ -264,10 +258,7 @@ void purge_throttle_pay_trx_delay() noexcept
     if (admission_gate.leave(start, gate_ticket) && !gate_queue.empty())
       gate_admit_waiters(start);
   }
-  if (!commit_slot_owed)
-    return;
-  commit_slot_owed= false;
-  if (!commit_limit_in_force(start) || !gate_concurrency)
+  if (!wrote_commit || !commit_limit_in_force(start) || !gate_concurrency)
     return;
   gate_waiter w{gate_ticket};
   {
@@ -279,7 +270,7 @@ void purge_throttle_pay_trx_delay() noexcept
     gate_waiting= uint(gate_queue.size());
   }
   /* not under gate_mutex, which the coordinator takes after each batch */
-  purge_throttle_wake();
+  purge_throttle_wake(purge_throttle_stats.dml_wakeups);
   {
     std::unique_lock<std::mutex> lk{gate_mutex};
     /* The coordinator and committing threads let waiters in; one that
@@ -302,7 +293,7 @@ void purge_throttle_pay_trx_delay() noexcept
 void purge_throttle_dml_sleep(ulint delay) noexcept
 {
   if (purge_throttle::dml_wakes_purge(innodb_purge_coupled_throttle))
-    purge_throttle_wake();
+    purge_throttle_wake(purge_throttle_stats.dml_wakeups);
   const ulonglong start= my_interval_timer();
   std::this_thread::sleep_for(std::chrono::microseconds(delay));
   purge_throttle_stats.delayed_rows++;
