@@ -167,15 +167,16 @@ def read_samples(outdir):
     if os.path.exists(path):
         with open(path, newline="") as f:
             intervals = list(csv.DictReader(f))
-    key = ("scenario", "arm", "repeat")
+    def run_of(row):
+        return tuple(str(row[k]) for k in ("scenario", "arm", "repeat"))
     by_run = {}
     for s in samples:
-        by_run.setdefault(tuple(str(s[k]) for k in key), ([], []))[0].append(s)
+        by_run.setdefault(run_of(s), ([], []))[0].append(s)
     for iv in intervals:
         iv.update({k: float(iv[k]) for k in ("t", "tps")})
-        by_run.setdefault(tuple(str(iv[k]) for k in key), ([], []))[1].append(iv)
+        by_run.setdefault(run_of(iv), ([], []))[1].append(iv)
     for r in runs:
-        r["samples"], r["intervals"] = by_run.get(tuple(str(r[k]) for k in key), ([], []))
+        r["samples"], r["intervals"] = by_run.get(run_of(r), ([], []))
     return runs
 
 

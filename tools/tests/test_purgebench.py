@@ -637,3 +637,25 @@ class StockInstallationTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReportTest(unittest.TestCase):
+    def test_read_samples_gives_back_what_write_samples_wrote(self):
+        from purgebench import report
+        runs = [dict(scenario="backlog-vs-lag", arm=arm, repeat=rep, qps=1.0,
+                     samples=[dict(t=float(i), history=10 * i + rep) for i in range(3)],
+                     intervals=[dict(t=float(i), tps=100.0 + i) for i in range(2)])
+                for arm in ("unthrottled", "adaptive@10000") for rep in (1, 2)]
+        d = tempfile.mkdtemp()
+        try:
+            report.write_samples(d, runs)
+            back = report.read_samples(d)
+        finally:
+            shutil.rmtree(d)
+        self.assertEqual(len(runs), len(back))
+        for want, got in zip(runs, back):
+            self.assertEqual((want["arm"], want["repeat"]), (got["arm"], got["repeat"]))
+            self.assertEqual([s["history"] for s in want["samples"]],
+                             [s["history"] for s in got["samples"]])
+            self.assertEqual([iv["tps"] for iv in want["intervals"]],
+                             [iv["tps"] for iv in got["intervals"]])

@@ -412,24 +412,21 @@ public:
       m_window_start= 0;
       return m_limit= 0;
     }
-    if (!m_limit || !m_window_start)
+    if (m_window_start)
     {
-      /* A limit comes into force: start from the holding time measured
-      last (the next windows correct it); if there is none yet, let
-      everyone in and measure.  Letting everyone in every time let the
-      limit lapse for a window at each start, which near a small target
-      came many times a minute: in a third of the samples taken with a
-      limit in force the gate stood open. */
-      m_window_start= now;
-      m_held= m_returned= 0;
-      return m_limit= m_hold > 0 ? concurrency_for(rate, m_hold) : MAX_SLOTS;
+      if (now - m_window_start < WINDOW || !m_returned)
+        return m_limit;
+      m_hold= double(m_held) / double(m_returned) * 1e-9;
     }
-    if (now - m_window_start < WINDOW || !m_returned)
-      return m_limit;
-    m_hold= double(m_held) / double(m_returned) * 1e-9;
+    /* else a limit comes into force: start from the holding time measured
+    last (the next windows correct it); if there is none yet, let everyone
+    in and measure.  Letting everyone in every time let the limit lapse for
+    a window at each start, which near a small target came many times a
+    minute: in a third of the samples taken with a limit in force the gate
+    stood open. */
     m_window_start= now;
     m_held= m_returned= 0;
-    return m_limit= concurrency_for(rate, m_hold);
+    return m_limit= m_hold > 0 ? concurrency_for(rate, m_hold) : MAX_SLOTS;
   }
 
   /** @return threads to let in at once for a commit rate
