@@ -245,32 +245,17 @@ uint purge_throttle_concurrency_in_force() noexcept
 
 uint purge_throttle_gate_waiting() noexcept { return gate_waiting; }
 
-void purge_throttle_pay_trx_delay(bool wrote_commit) noexcept
+/** Wait at the gate until let in, at most admission_gate::MAX_WAIT.
+@param w  this thread, in gate_queue */
+static void gate_wait(gate_waiter &w) noexcept
 {
-  /* the common case: no ticket to give back, no limit in force */
-  if (!gate_ticket.since && (!wrote_commit || !purge_throttle_commit_limit))
-    return;
-  const ulonglong start= my_interval_timer();
-  if (gate_ticket.since)
-  {
-    /* this thread's transaction committed: its slot goes to a waiting one */
-    std::lock_guard<std::mutex> g{gate_mutex};
-    if (admission_gate.leave(start, gate_ticket) && !gate_queue.empty())
-      gate_admit_waiters(start);
-  }
-  if (!wrote_commit || !commit_limit_in_force(start) || !gate_concurrency)
-    return;
-  gate_waiter w{gate_ticket};
-  {
-    std::unique_lock<std::mutex> lk{gate_mutex};
-    /* no overtaking: a thread that just gave its slot back queues too */
-    if (gate_queue.empty() && admission_gate.enter(start, gate_ticket))
-      return;
-    gate_queue.push_back(&w);
-    gate_waiting= uint(gate_queue.size());
-  }
   /* not under gate_mutex, which the coordinator takes after each batch */
   purge_throttle_wake(purge_throttle_stats.dml_wakeups);
+  /* With thread_handling=pool-of-threads this thread is a pool worker: a
+  wait that the pool does not know of holds up the other connections of
+  its thread group until thread_pool_stall_limit passes. */
+  thd_wait_begin(nullptr, THD_WAIT_SLEEP);
+  DEBUG_SYNC_C("purge_throttle_gate_wait");
   {
     std::unique_lock<std::mutex> lk{gate_mutex};
     /* The coordinator and committing threads let waiters in; one that
@@ -286,6 +271,39 @@ void purge_throttle_pay_trx_delay(bool wrote_commit) noexcept
       gate_waiting= uint(gate_queue.size());
     }
   }
+  thd_wait_end(nullptr);
+}
+
+void purge_throttle_pay_trx_delay(bool wrote_commit) noexcept
+{
+  /* mtr purgelab.adaptive_thread_pool: queue at the gate without a limit */
+  const bool must_wait= wrote_commit && DBUG_IF("purge_throttle_must_wait");
+  /* the common case: no ticket to give back, no limit in force */
+  if (!gate_ticket.since && !must_wait &&
+      (!wrote_commit || !purge_throttle_commit_limit))
+    return;
+  const ulonglong start= my_interval_timer();
+  if (gate_ticket.since)
+  {
+    /* this thread's transaction committed: its slot goes to a waiting one */
+    std::lock_guard<std::mutex> g{gate_mutex};
+    if (admission_gate.leave(start, gate_ticket) && !gate_queue.empty())
+      gate_admit_waiters(start);
+  }
+  if (!must_wait &&
+      (!wrote_commit || !commit_limit_in_force(start) || !gate_concurrency))
+    return;
+  gate_waiter w{gate_ticket};
+  {
+    std::unique_lock<std::mutex> lk{gate_mutex};
+    /* no overtaking: a thread that just gave its slot back queues too */
+    if (!must_wait && gate_queue.empty() &&
+        admission_gate.enter(start, gate_ticket))
+      return;
+    gate_queue.push_back(&w);
+    gate_waiting= uint(gate_queue.size());
+  }
+  gate_wait(w);
   purge_throttle_stats.delayed_trx++;
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
 }
