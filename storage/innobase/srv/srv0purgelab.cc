@@ -251,6 +251,7 @@ static void gate_wait(gate_waiter &w) noexcept
 {
   /* not under gate_mutex, which the coordinator takes after each batch */
   purge_throttle_wake(purge_throttle_stats.dml_wakeups);
+  DEBUG_SYNC_C("purge_throttle_gate_queued");
   /* With thread_handling=pool-of-threads this thread is a pool worker: a
   wait that the pool does not know of holds up the other connections of
   its thread group until thread_pool_stall_limit passes. */
