@@ -26,26 +26,35 @@ import subprocess
 import sys
 import time
 
-from . import cpuload, report, sampler, stats, sysbench
+from . import cpuload, progress, report, sampler, stats, sysbench, workloads
 from .server import Installation, Server, ServerError
 
-SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity")
+SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
+             "thread-sweep")
 DEFAULT_SCENARIOS = ("history-growth", "backlog-vs-lag")
 
 # Scale: (small default, --full = seed scale)
 SCALE = {
     "history-growth": dict(test="oltp_read_write", tables=(4, 4), rows=(20000, 100000),
                            threads=(4, 4), time=(40, 300)),
+    # 256 writers outrun purge here: the unthrottled history passes the
+    # 10k target, so that the throttles have something to do
     "backlog-vs-lag": dict(test="oltp_write_only", tables=(5, 5), rows=(5000, 5000),
-                           threads=(64, 256), time=(30, 120),
-                           lags=((10000, 100000), (10000, 100000, 500000))),
+                           threads=(256, 256), time=(60, 120),
+                           lags=((10000,), (10000, 100000, 500000))),
     "redo-per-trx": dict(test="oltp_update_non_index", tables=(1, 1), rows=(10000, 1000000),
                          threads=((1, 4, 16), (1, 2, 4, 8, 16, 32, 64)), time=(10, 60)),
     "purge-capacity": dict(test="oltp_write_only", tables=(5, 5), rows=(5000, 5000),
                            threads=(16, 64), time=(20, 60),
                            rates=((500, 1000, 2000, 4000, 8000),
                                   (500, 1000, 2000, 4000, 8000, 16000))),
+    # MDEV-16168: update_no_index over 1..4096 threads, two builds or settings
+    "thread-sweep": dict(test="oltp_update_non_index", tables=(1, 1), rows=(100000, 1000000),
+                         threads=((1, 4, 16, 64, 256, 1024), (1, 4, 16, 64, 256, 1024, 4096)),
+                         time=(20, 60)),
 }
+# thread-sweep's arms when neither --switch nor --compare-server is given
+DEFAULT_SWITCH = ("innodb_undo_log_compact_init", ("ON", "OFF"))
 
 # the fork's count of committed transactions that purge has not parsed yet
 UNPARSED = "innodb_purge_unparsed_trx"
@@ -219,6 +228,29 @@ def flavour(inst):
     return "installed binaries (not a build tree)"
 
 
+def sweep_arms(switch, compared, has_default):
+    """thread-sweep's arms on one server: one per value of --switch VAR
+    (named VAR=VALUE); without it, one arm 'default' when two servers are
+    compared, else the compact against the generic undo-page-init record
+    (DEFAULT_SWITCH) where the server has that switch."""
+    if switch:
+        var, values = switch
+        return [(f"{var}={v}", {var: v}) for v in values]
+    if compared or not has_default:
+        return [("default", {})]
+    var, values = DEFAULT_SWITCH
+    return [(f"{var}={v}", {var: v}) for v in values]
+
+
+def sweep_plan(points, runs, repeats):
+    """thread-sweep's run order: each thread count in turn, its repeats
+    together, the arms of each repeat rotated (rotate()).
+    runs: [(target, arm, settings)] from plan(); returns
+    [(threads, repeat, target, arm, settings)]."""
+    return [(threads, r, t, arm, st) for threads in points
+            for r in range(1, repeats + 1) for t, arm, st in rotate(runs, r)]
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -240,6 +272,16 @@ class Bench:
         self.commands = []
         self.meta = {}
         self.noted = set()
+        self.sb_extra = list(args.sb_option)
+        if args.workload:
+            self.meta["workload"] = (f"{args.workload} (--workload)"
+                                     + (f", options {' '.join(self.sb_extra)}"
+                                        if self.sb_extra else ""))
+        # max_connections and the like are sized for the most threads any
+        # scenario of this invocation runs
+        self.max_threads = max([256, args.threads or 0] + list(args.sweep_threads or [])
+                               + (list(self.pick("thread-sweep", "threads"))
+                                  if "thread-sweep" in args.scenarios else []))
         if args.cpu_load:
             self.meta["cpu_load"] = (
                 f"{args.cpu_load} process(es) spinning on the CPU while each run's load "
@@ -268,7 +310,7 @@ class Bench:
             if other is not t and other.running():
                 other.server.shutdown(slow=False, timeout=600)
         if not t.running():
-            self.start_server(t, max(self.args.threads or 0, 256))
+            self.start_server(t, self.max_threads)
         return t.server
 
     def start_all(self):
@@ -331,12 +373,18 @@ class Bench:
                 t.vars[name] = False
         return t.vars[name]
 
+    def workload(self, scenario):
+        """What sysbench runs in a scenario: --workload, or its own."""
+        return self.args.workload or SCALE[scenario]["test"]
+
     def ensure_tables(self, t, test, tables, rows):
-        key = (test, tables, rows)
+        """Prepare the tables once per data directory and workload (and its
+        options): a run that follows on the same ones reuses them."""
+        key = (test, tables, rows, tuple(self.sb_extra))
         if t.prepared == key:
             return
         t.server.query("DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest")
-        cmd = sysbench.prepare(t.server.socket, test, tables, rows)
+        cmd = sysbench.prepare(t.server.socket, test, tables, rows, extra=self.sb_extra)
         self.commands.append(" ".join(cmd))
         t.prepared = key
         t.server.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
@@ -353,32 +401,34 @@ class Bench:
             srv.query(f"SET GLOBAL {var}={val}")
         srv.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
         cmd = sysbench.command(test, "run", srv.socket, tables, rows, threads=threads,
-                               time_s=seconds, rate=rate)
+                               time_s=seconds, rate=rate, extra=self.sb_extra)
         self.commands.append(f"# {scenario} {arm} #{repeat}: SET GLOBAL {settings}\n" + " ".join(cmd))
         last = {}
 
         def on_sample(s):
             last.update(s)
 
+        bar = progress.Progress(f"{scenario} {arm} #{repeat}", seconds)
+
         def on_interval(iv):
-            h = last.get("innodb_history_list_length")
-            print(f"\r  {scenario} {arm} #{repeat}: {iv['t']:.0f}/{seconds}s "
-                  f"tps {iv['tps']:.0f} history {h if h is not None else '-'}   ",
-                  end="", flush=True)
+            bar.update(iv["t"], iv["tps"], last.get("innodb_history_list_length"), iv["lat_ms"])
 
         srv.prepare_slow_shutdown()
-        smp = sampler.Sampler(srv, on_sample=on_sample)
-        s0 = sampler.sample_once(srv)
+        smp = sampler.Sampler(srv.socket, on_sample=on_sample)
+        s0 = smp.sample()
         smp.start()
         with cpuload.spinning(self.args.cpu_load):
-            run = sysbench.Run(cmd, on_interval=on_interval,
-                               on_exit=srv.signal_shutdown)
+            def on_exit():      # the last sample is taken under load
+                smp.stop()
+                srv.signal_shutdown()
+            run = sysbench.Run(cmd, on_interval=on_interval, on_exit=on_exit)
             try:
                 summary = run.pump()
             finally:
                 run.stop()
                 samples = smp.stop()
-        print()
+                bar.close()
+                self.keep_output(scenario, arm, repeat, run.text)
         # purge clears tens of thousands of transactions within a second once
         # the load stops: the slow shutdown began the instant sysbench exited
         took = srv.shutdown(slow=True)
@@ -391,7 +441,9 @@ class Bench:
                       seconds=seconds, rate=rate, settings=settings,
                       cpu_load=self.args.cpu_load,
                       tps=summary.get("transactions_per_s"), qps=summary.get("queries_per_s"),
-                      lat_p95_ms=summary.get("lat_pct_ms"), errors=summary.get("errors"),
+                      errors=summary.get("errors"),
+                      **sysbench.latency("".join(run.text)),
+                      sampler_cpu_s=round(smp.cpu_s, 3), sampler_errors=smp.errors,
                       backlog=backlog, shutdown_s=round(took, 1),
                       history_last=s1.get("innodb_history_list_length"),
                       history_max=max([h for h in hist if h is not None], default=None),
@@ -406,10 +458,20 @@ class Bench:
                       **stats.history_composition(samples))
         self.keep(t, result, extra)
         self.log(f"  {scenario} {arm} #{repeat}: tps {fmt(result['tps'])} "
-                 f"qps {fmt(result['qps'])} history max {fmt(result['history_max'])} "
+                 f"qps {fmt(result['qps'])} latency p95 {fmt(result['lat_p95_ms'], 2)} ms "
+                 f"history max {fmt(result['history_max'])} "
                  f"last {fmt(result['history_last'])} backlog {fmt(backlog)} "
                  f"(slow shutdown {took:.1f}s)")
         return result
+
+    def keep_output(self, scenario, arm, repeat, lines):
+        """The client's output of a run, as it printed it, under
+        client-output/ (what the tables were parsed from)."""
+        d = os.path.join(self.outdir, "client-output")
+        os.makedirs(d, exist_ok=True)
+        name = re.sub(r"[^A-Za-z0-9_.@=+-]", "_", f"{scenario}-{arm}-{repeat}.txt")
+        with open(os.path.join(d, name), "w") as f:
+            f.write("".join(lines))
 
     def keep(self, t, result, extra=None):
         """File a run's result (with its server's label when comparing)."""
@@ -450,6 +512,9 @@ class Bench:
                 return [("compact", {"innodb_undo_log_compact_init": "ON"}),
                         ("generic", {"innodb_undo_log_compact_init": "OFF"})]
             return [("stock", {})]
+        if scenario == "thread-sweep":
+            return sweep_arms(self.args.switch, len(self.targets) > 1,
+                              self.has_var(t, DEFAULT_SWITCH[0]))
         return [("no-throttle", {"innodb_max_purge_lag": 0})]
 
     def plan(self, scenario, lag=None, fixed=None, targets=None):
@@ -468,14 +533,15 @@ class Bench:
         return runs
 
     def scenario(self, name):
-        sc = SCALE[name]
-        test, tables, rows = sc["test"], self.pick(name, "tables"), self.pick(name, "rows")
+        test, tables, rows = self.workload(name), self.pick(name, "tables"), self.pick(name, "rows")
         seconds = self.args.time or self.pick(name, "time")
         tables = self.args.tables or tables
         rows = self.args.rows or rows
         repeats = self.args.repeats
         self.start_all()
-        self.log(f"== {name}: {test}, {tables} x {rows} rows, {seconds}s, {repeats} repeat(s)")
+        self.log(f"== {name}: {workloads.label(test)}"
+                 + (f" {' '.join(self.sb_extra)}" if self.sb_extra else "")
+                 + f", {tables} x {rows} rows, {seconds}s, {repeats} repeat(s)")
         if name == "history-growth":
             threads = self.pick(name, "threads")
             for r in range(1, repeats + 1):
@@ -498,6 +564,11 @@ class Bench:
                     for t, arm, st in rotate(self.plan(name), r):
                         self.run_arm(t, name, f"{arm}@{threads}", st, test, tables, rows,
                                      threads, seconds, r)
+        elif name == "thread-sweep":
+            points = self.args.sweep_threads or self.pick(name, "threads")
+            for threads, r, t, arm, st in sweep_plan(points, self.plan(name), repeats):
+                self.run_arm(t, name, f"{arm}@{threads}", st, test, tables, rows, threads,
+                             seconds, r)
         elif name == "purge-capacity":
             threads = self.args.threads or self.pick(name, "threads")
             going = list(self.targets)      # servers whose purge kept up so far
@@ -545,6 +616,9 @@ class Bench:
         sustained = {t: v for t, v in sustained.items() if v}
         for sc in scen:
             arms = [k[1] for k in by if k[0] == sc]
+            if sc == "thread-sweep":
+                out.append(sweep_table([r for r in self.runs if r["scenario"] == sc]))
+                continue
             key = "qps" if sc == "backlog-vs-lag" else "tps"   # the throughput compared
             base = {}                       # each arm's reference runs, on its server
             for t in self.targets:
@@ -577,7 +651,7 @@ class Bench:
                            ("yes" if rs[0].get("bounded") else "no")
                            + (" (history)" if rs[0].get("bounded_by") != UNPARSED else "")]
                 else:
-                    row = [arm, mmm(tps), mmm(qps), mmm(med(rs, "history_p95")),
+                    row = [arm, mmm(tps), mmm(qps), latency_cell(rs), mmm(med(rs, "history_p95")),
                            mmm(med(rs, "history_p95_late")),
                            mmm(med(rs, "history_max")), mmm(med(rs, "backlog")),
                            paired_ratio(rs, base.get(arm), key)]
@@ -594,7 +668,8 @@ class Bench:
                 header = ["target rate", "tps", "history max", "unparsed max", "history at end",
                           "purge keeps up"]
             else:
-                header = ["arm", "tps", "qps", "history p95", "history p95, 2nd half", "history max",
+                header = ["arm", "tps", "qps", LATENCY_HEADER, "history p95",
+                          "history p95, 2nd half", "history max",
                           "to purge at slow shutdown",
                           "qps / unthrottled" if sc == "backlog-vs-lag" else "tps / first arm"]
                 if sc == "backlog-vs-lag" and sustained:
@@ -625,8 +700,127 @@ class Bench:
             f.write("\n".join(self.commands) + "\n")
         with open(os.path.join(self.outdir, "environment.json"), "w") as f:
             json.dump(self.meta, f, indent=1)
-        text = report.markdown(self.outdir, self.meta, self.runs, self.tables())
+        cpu = [r["sampler_cpu_s"] for r in self.runs if r.get("sampler_cpu_s") is not None]
+        if cpu:
+            self.meta["sampler"] = (
+                f"one connection (PyMySQL), SHOW GLOBAL STATUS once a second: "
+                f"{sum(cpu) / len(cpu):.2f} CPU s per run on average, {max(cpu):.2f} at most, "
+                f"over {len(cpu)} runs; {sum(r.get('sampler_errors') or 0 for r in self.runs)} "
+                "failed samples")
+        text = report.markdown(self.outdir, self.meta, self.runs, self.tables(),
+                               headline(self.runs))
         return text
+
+
+LATENCY_HEADER = "latency ms p50 / p95 / p99 / max"
+
+
+def latency_cell(rs):
+    """A table cell of the runs' transaction latency: the median over the
+    repeats of each of p50, p95, p99 and max, in ms."""
+    def one(k):
+        m = stats.summary([r.get(k) for r in rs])["median"]
+        return "-" if m is None else f"{m:,.3g}" if m < 100 else f"{m:,.0f}"
+    return " / ".join(one(f"lat_{p}_ms") for p in ("p50", "p95", "p99", "max"))
+
+
+def short(arm):
+    """An arm's name in a column header: without the innodb_ of a switch."""
+    return arm.replace("innodb_", "")
+
+
+def sweep_table(runs):
+    """thread-sweep's table: a row per thread count; per arm its tps
+    (median (min..max) of the repeats) and latency p95; per arm after the
+    first, its tps over the first arm's, paired by repeat (paired_ratio)."""
+    arms, by = [], {}
+    for r in runs:
+        base, _, threads = r["arm"].rpartition("@")
+        if base not in arms:
+            arms.append(base)
+        by.setdefault((base, int(threads)), []).append(r)
+    points = sorted({k[1] for k in by})
+    header = ["threads"]
+    for arm in arms:
+        header += [f"{short(arm)} tps", f"{short(arm)} p95 ms"]
+    header += [f"{short(arm)} / {short(arms[0])} tps" for arm in arms[1:]]
+    rows = []
+    for n in points:
+        row = [str(n)]
+        for arm in arms:
+            rs = by.get((arm, n), [])
+            s = stats.summary([r.get("tps") for r in rs])
+            p95 = stats.summary([r.get("lat_p95_ms") for r in rs])["median"]
+            row += [fmt(s["median"]) if s["n"] <= 1 else
+                    f"{fmt(s['median'])} ({fmt(s['min'])}..{fmt(s['max'])})",
+                    "-" if p95 is None else f"{p95:,.3g}"]
+        row += [paired_ratio(by.get((arm, n), []), by.get((arms[0], n)), "tps")
+                for arm in arms[1:]]
+        rows.append(row)
+    return "thread-sweep", header, rows
+
+
+def headline(runs):
+    """The summary's opening: for each backlog-vs-lag target, one sentence
+    per arm (history p95 as a multiple of the target, throughput as a share
+    of unthrottled, paired by repeat, latency p95); one sentence for a
+    thread-sweep. Medians over the repeats."""
+    out = []
+
+    def med(rs, k):
+        return stats.summary([r.get(k) for r in rs])["median"]
+
+    def ms(v):
+        return "-" if v is None else f"{v:,.3g} ms" if v < 100 else f"{v:,.0f} ms"
+
+    blv = [r for r in runs if r["scenario"] == "backlog-vs-lag"]
+    servers = []
+    for r in blv:
+        if r.get("server") not in servers:
+            servers.append(r.get("server"))
+    for server in servers:
+        mine = [r for r in blv if r.get("server") == server]
+        prefix = f"{server}:" if server else ""
+        un = [r for r in mine if r["arm"] == prefix + "unthrottled"]
+        for lag in sorted({r["lag"] for r in mine if r.get("lag")}):
+            at = [r for r in mine if r.get("lag") == lag]
+            arms = []
+            for r in at:
+                if r["arm"] not in arms:
+                    arms.append(r["arm"])
+            lines = []
+            if un:
+                h = med(un, "history_p95")
+                lines.append(f"{prefix}unthrottled: history p95 {fmt(h)} "
+                             f"({h / lag:.2f}x the target), {fmt(med(un, 'qps'))} qps, "
+                             f"latency p95 {ms(med(un, 'lat_p95_ms'))}."
+                             if h is not None else f"{prefix}unthrottled: no history samples.")
+            for arm in arms:
+                rs = [r for r in at if r["arm"] == arm]
+                h = med(rs, "history_p95")
+                q = stats.summary([stats.ratio(r.get("qps"), next(
+                    (u.get("qps") for u in un if u["repeat"] == r["repeat"]), None))
+                    for r in rs])["median"]
+                share = f" at {q:.2f} of unthrottled qps" if q is not None else ""
+                lines.append(f"{arm}: history p95 {h / lag:.2f}x the target{share}, "
+                             f"latency p95 {ms(med(rs, 'lat_p95_ms'))}."
+                             if h is not None else f"{arm}: no history samples.")
+            hu = med(un, "history_p95") if un else None
+            if hu is not None and hu <= lag:
+                lines.append(f"The unthrottled history stayed under the target ({fmt(hu)} <= "
+                             f"{fmt(lag)}): the throttles had nothing to do here; raise "
+                             "--threads or lower --lags.")
+            out.append((f"backlog-vs-lag, target {fmt(lag)} (innodb_max_purge_lag)"
+                        + (f", {server}" if server else ""), lines))
+    sweep = [r for r in runs if r["scenario"] == "thread-sweep"]
+    if sweep:
+        _, header, rows = sweep_table(sweep)
+        rel = [h for h in header if h.endswith(" tps") and " / " in h]
+        if rel:
+            i = header.index(rel[0])
+            cells = ", ".join(f"{row[0]}: {row[i]}" for row in rows)
+            out.append(("thread-sweep", [f"{rel[0]} by threads: {cells}."]))
+    return out
 
 
 def lag_measure(res):
@@ -696,6 +890,21 @@ def parse_args(argv):
     ap.add_argument("--drains", type=drain_widths, default=None, metavar="N[,N...]",
                     help="run every arm once per innodb_purge_drain_rsegs width, e.g. 0,16 "
                          "(arms ARM+drainN; default: leave the variable alone)")
+    ap.add_argument("--workload", default=None, metavar="NAME|FILE.lua",
+                    help="the sysbench workload every scenario runs instead of its own: one "
+                         "of sysbench's scripts (oltp_write_only, oltp_update_index, "
+                         "oltp_insert, ...: an unknown name lists them) or your Lua file")
+    ap.add_argument("--sb-option", action="append", default=[], type=sb_option,
+                    metavar="KEY=VALUE",
+                    help="an option of the workload's script, passed to sysbench as "
+                         "--KEY=VALUE (repeatable), e.g. delete_inserts=10")
+    ap.add_argument("--sweep-threads", type=thread_counts, default=None, metavar="N[,N...]",
+                    help="thread-sweep: the thread counts (default 1,4,16,64,256,1024; "
+                         "--full also 4096)")
+    ap.add_argument("--switch", type=switch, default=None, metavar="VAR=V1,V2[,...]",
+                    help="thread-sweep: one arm per value of a global variable, e.g. "
+                         "innodb_undo_log_compact_init=ON,OFF (the default on the fork; "
+                         "with --compare-server and no --switch: each server as it is)")
     ap.add_argument("--full", action="store_true", help="seed scale (long)")
     ap.add_argument("--repeats", type=int, default=1, help="repeats of each arm (default 1)")
     ap.add_argument("--time", type=int, default=None, help="seconds per run (override)")
@@ -741,6 +950,14 @@ def parse_args(argv):
     elif "all" in a.scenarios:
         a.scenarios = list(SCENARIOS)
     a.arms = a.arms.split(",")
+    if a.workload:
+        try:
+            a.workload = workloads.resolve(a.workload)
+        except workloads.WorkloadError as e:
+            ap.error(str(e))
+    if (a.sweep_threads or a.switch) and "thread-sweep" not in a.scenarios:
+        ap.error("--sweep-threads and --switch are thread-sweep's: add the scenario "
+                 "thread-sweep")
     if not a.compare_server:
         given = [o for o, v in (("--compare-basedir", a.compare_basedir), ("--label", a.label),
                                 ("--compare-label", a.compare_label)) if v is not None]
@@ -773,6 +990,38 @@ def counts(text, what, example):
     if bad:
         raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
     return values
+
+
+def sb_option(text):
+    """--sb-option: KEY=VALUE -> --KEY=VALUE for sysbench."""
+    try:
+        return workloads.sb_option(text)
+    except workloads.WorkloadError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def thread_counts(text):
+    """--sweep-threads: distinct positive thread counts, increasing."""
+    values = whole_numbers(text, "thread counts", "1,4,16,64")
+    if any(v <= 0 or v > 65536 for v in values) or values != sorted(set(values)):
+        raise argparse.ArgumentTypeError(f"'{text}': give distinct thread counts from 1 to "
+                                         "65536 in increasing order")
+    return values
+
+
+def switch(text):
+    """--switch VAR=V1,V2: (variable, (values)), at least two distinct values."""
+    var, eq, vals = text.partition("=")
+    values = tuple(v.strip() for v in vals.split(",") if v.strip())
+    if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
+        raise argparse.ArgumentTypeError(f"'{text}': give VAR=V1,V2, e.g. "
+                                         "innodb_undo_log_compact_init=ON,OFF")
+    if len(values) < 2 or len(set(values)) != len(values):
+        raise argparse.ArgumentTypeError(f"'{text}': give two or more distinct values")
+    bad = [v for v in values if not re.fullmatch(r"[A-Za-z0-9_.+-]+", v)]
+    if bad:
+        raise argparse.ArgumentTypeError(f"'{bad[0]}': a value is a word or a number")
+    return var, values
 
 
 def lags(text):

@@ -68,7 +68,10 @@ def plots(outdir, runs):
     for r in runs:
         by_scenario.setdefault(r["scenario"], []).append(r)
     for scen, rs in by_scenario.items():
-        fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+        if scen == "thread-sweep":
+            made.append(sweep_plot(plt, outdir, rs))
+            continue
+        fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=(9, 9), sharex=True)
         for r in rs:
             label = f"{r['arm']}#{r['repeat']}"
             t = [s["t"] for s in r["samples"]]
@@ -76,9 +79,16 @@ def plots(outdir, runs):
             ax1.plot(t, h, label=label)
             ax2.plot([iv["t"] for iv in r["intervals"]], [iv["tps"] for iv in r["intervals"]],
                      label=label)
-        ax1.set_ylabel("history list length")
+            ax3.plot([iv["t"] for iv in r["intervals"]],
+                     [iv.get("lat_ms") for iv in r["intervals"]], label=label)
+        lags = sorted({r["lag"] for r in rs if r.get("lag")})
+        for lag in lags:
+            ax1.axhline(lag, color="k", linestyle=":", linewidth=1)
+        ax1.set_ylabel("history list length" + (" (dotted: target)" if lags else ""))
         ax2.set_ylabel("tps")
-        ax2.set_xlabel("seconds")
+        ax3.set_ylabel("latency p95 per second (ms)")
+        ax3.set_yscale("log")
+        ax3.set_xlabel("seconds")
         ax1.legend(fontsize=7)
         ax1.set_title(scen)
         fig.tight_layout()
@@ -125,18 +135,47 @@ def plots(outdir, runs):
     return made
 
 
+def sweep_plot(plt, outdir, runs):
+    """thread-sweep: tps and latency p95 against threads (log2 axis, as the
+    seed's), a line per arm through the medians of its repeats."""
+    by = {}
+    for r in runs:
+        base, _, threads = r["arm"].rpartition("@")
+        by.setdefault(base, {}).setdefault(int(threads), []).append(r)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    for arm, points in by.items():
+        xs = sorted(points)
+        ax1.plot(xs, [stats.summary([r.get("tps") for r in points[x]])["median"] for x in xs],
+                 "o-", label=arm)
+        ax2.plot(xs, [stats.summary([r.get("lat_p95_ms") for r in points[x]])["median"]
+                      for x in xs], "o-", label=arm)
+    ax1.set_xscale("log", base=2)
+    ax1.set_ylabel("tps (median of repeats)")
+    ax2.set_ylabel("latency p95 (ms)")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("threads")
+    ax1.legend(fontsize=8)
+    ax1.set_title("thread-sweep")
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "thread-sweep.png"), dpi=80)
+    plt.close(fig)
+    return "thread-sweep.png"
+
+
 def plot_line(name):
     """summary.md's line for an entry of plots(): an image link, or a note."""
     return f"![{name}]({name})" if name.endswith(".png") else name
 
 
-def markdown(outdir, meta, runs, tables):
+def markdown(outdir, meta, runs, tables, headline=()):
+    """summary.md: the answer first (headline: [(title, [sentence])]), then
+    the tables, the plots, and the build, configuration and machine."""
     lines = ["# purgebench report", ""]
-    lines.append("## Build, configuration, machine")
-    lines.append("")
-    for k, v in meta.items():
-        lines.append(f"- **{k}**: {v}")
-    lines.append("")
+    for title, sentences in headline:
+        lines.append(f"**{title}**")
+        lines.append("")
+        lines.extend(f"- {s}" for s in sentences)
+        lines.append("")
     for title, header, rows in tables:
         lines.append(f"## {title}")
         lines.append("")
@@ -149,6 +188,11 @@ def markdown(outdir, meta, runs, tables):
                  "as in the Insert Benchmark.")
     lines.append("")
     lines.extend(plot_line(p) for p in plots(outdir, runs))
+    lines.append("")
+    lines.append("## Build, configuration, machine")
+    lines.append("")
+    for k, v in meta.items():
+        lines.append(f"- **{k}**: {v}")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(outdir, "summary.md"), "w") as f:
         f.write(text)
@@ -173,7 +217,7 @@ def read_samples(outdir):
     for s in samples:
         by_run.setdefault(run_of(s), ([], []))[0].append(s)
     for iv in intervals:
-        iv.update({k: float(iv[k]) for k in ("t", "tps")})
+        iv.update({k: float(iv[k]) for k in ("t", "tps", "lat_ms") if iv.get(k)})
         by_run.setdefault(run_of(iv), ([], []))[1].append(iv)
     for r in runs:
         r["samples"], r["intervals"] = by_run.get(run_of(r), ([], []))

@@ -1,11 +1,12 @@
 # Copyright (c) 2026, purgelab developers. GPLv2 (see COPYING).
-"""Sample the server's purge state once a second while a workload runs."""
+"""Sample the server's purge state once a second while a workload runs,
+through one persistent connection (PyMySQL), reading only status
+variables: a sample costs one round trip, not a client process."""
 
-import re
 import threading
 import time
 
-STATUS = ["Innodb_history_list_length", "Innodb_lsn_current",
+STATUS = ["Innodb_history_list_length", "Innodb_lsn_current", "Innodb_max_trx_id",
           "Innodb_purge_dml_delay_current_usec", "Innodb_purge_dml_delayed_rows",
           "Innodb_purge_dml_delay_total_usec", "Innodb_purge_dml_wakeups",
           "Innodb_purge_commit_wakeups",
@@ -14,12 +15,12 @@ STATUS = ["Innodb_history_list_length", "Innodb_lsn_current",
           "Innodb_purge_throttle_concurrency", "Innodb_purge_throttle_waiting",
           "Innodb_purge_dml_delayed_trx", "Innodb_purge_unparsed_trx",
           "Innodb_purge_rsegs_withheld", "Innodb_purge_drain_width"]
-TRX_COUNTER_RE = re.compile(r"Trx id counter (\d+)")
+QUERY = ("SHOW GLOBAL STATUS WHERE Variable_name IN ("
+         + ", ".join(f"'{n}'" for n in STATUS) + ")")
 
 
-def parse_trx_counter(innodb_status):
-    m = TRX_COUNTER_RE.search(innodb_status)
-    return int(m.group(1)) if m else None
+class SamplerError(Exception):
+    pass
 
 
 def to_number(v):
@@ -36,34 +37,57 @@ def to_number(v):
             return None
 
 
-def sample_once(server):
-    """One sample: the status above (None where the server lacks it) and
-    the trx id counter."""
-    rows = server.status(STATUS)
-    s = {name.lower(): to_number(rows.get(name.lower())) for name in STATUS}
-    status = server.query("SHOW ENGINE INNODB STATUS")
-    s["trx_id_counter"] = parse_trx_counter("\n".join("\t".join(r) for r in status))
+def from_rows(rows):
+    """SHOW GLOBAL STATUS rows -> a sample: every name of STATUS in lower
+    case (None where the server lacks it); the trx id counter, which the
+    redo bytes per transaction need, as trx_id_counter."""
+    got = {str(k).lower(): v for k, v in rows}
+    s = {name.lower(): to_number(got.get(name.lower())) for name in STATUS}
+    s["trx_id_counter"] = s.pop("innodb_max_trx_id")
     return s
 
 
-class Sampler(threading.Thread):
-    """Samples every interval seconds until stopped; on_sample gets each."""
+def connect(socket):
+    """One connection to the server over its socket, as root."""
+    try:
+        import pymysql
+    except ImportError:
+        raise SamplerError("the sampler needs PyMySQL: run BUILD/setup "
+                           "(or apt-get install python3-pymysql)")
+    try:
+        return pymysql.connect(unix_socket=socket, user="root", autocommit=True,
+                               connect_timeout=10, read_timeout=30)
+    except pymysql.MySQLError as e:
+        raise SamplerError(f"sampler cannot connect to {socket}: {e}")
 
-    def __init__(self, server, interval=1.0, on_sample=None):
+
+class Sampler(threading.Thread):
+    """Samples every interval seconds until stopped; on_sample gets each.
+    cpu_s is the CPU time its own thread used (its cost beside the load)."""
+
+    def __init__(self, socket, interval=1.0, on_sample=None):
         super().__init__(daemon=True)
-        self.server = server
+        self.conn = connect(socket)
         self.interval = interval
         self.samples = []
         self.on_sample = on_sample
         self._stop_event = threading.Event()
         self.t0 = time.time()
         self.errors = 0
+        self.cpu_s = 0.0
+
+    def sample(self):
+        """One sample, now."""
+        with self.conn.cursor() as cur:
+            cur.execute(QUERY)
+            return from_rows(cur.fetchall())
 
     def run(self):
+        cpu0 = time.thread_time()
         nxt = time.time()
         while not self._stop_event.is_set():
             try:
-                s = sample_once(self.server)
+                s = self.sample()
                 s["t"] = round(time.time() - self.t0, 3)
                 self.samples.append(s)
                 if self.on_sample:
@@ -72,8 +96,16 @@ class Sampler(threading.Thread):
                 self.errors += 1
             nxt += self.interval
             self._stop_event.wait(max(0.0, nxt - time.time()))
+        self.cpu_s = time.thread_time() - cpu0
 
     def stop(self):
+        """Stop sampling (again is harmless); the samples taken."""
         self._stop_event.set()
-        self.join(timeout=10)
+        if self.is_alive():
+            self.join(timeout=10)
+        if self.conn.open:
+            try:
+                self.conn.close()
+            except Exception:
+                pass
         return self.samples

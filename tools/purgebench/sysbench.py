@@ -27,7 +27,9 @@ SUMMARY_RES = {
     "queries": re.compile(r"^\s*queries:\s+(\d+)\s+\(([\d.]+) per sec\.\)"),
     "errors": re.compile(r"^\s*ignored errors:\s+(\d+)"),
     "time": re.compile(r"^\s*total time:\s+([\d.]+)s"),
+    "lat_min": re.compile(r"^\s*min:\s+([\d.]+)"),
     "lat_avg": re.compile(r"^\s*avg:\s+([\d.]+)"),
+    "lat_max": re.compile(r"^\s*max:\s+([\d.]+)"),
     "lat_pct": re.compile(r"^\s*(\d+)th percentile:\s+([\d.]+)"),
 }
 
@@ -68,6 +70,54 @@ def parse_summary(text):
     return out
 
 
+HISTOGRAM_HEAD = "Latency histogram (values are in milliseconds)"
+HISTOGRAM_ROW = re.compile(r"^\s*(?P<value>\d+(?:\.\d+)?) \|\**\s+(?P<count>\d+)\s*$")
+
+
+def parse_histogram(text):
+    """The latency histogram that --histogram=on prints before the final
+    statistics: [(bucket value in ms, count)] in increasing order, [] when
+    there is none."""
+    start = text.find(HISTOGRAM_HEAD)
+    if start < 0:
+        return []
+    rows = []
+    for line in text[start:].splitlines()[2:]:
+        m = HISTOGRAM_ROW.match(line)
+        if not m:
+            if rows:
+                break       # the blank line that ends it
+            continue
+        rows.append((float(m.group("value")), int(m.group("count"))))
+    return rows
+
+
+def histogram_percentile(rows, p):
+    """The value of the first bucket at which the cumulative count reaches
+    p percent of all (how sysbench reports its own percentile); None for an
+    empty histogram."""
+    total = sum(c for _, c in rows)
+    if not total:
+        return None
+    need, seen = total * p / 100.0, 0
+    for value, count in rows:
+        seen += count
+        if seen >= need:
+            return value
+    return rows[-1][0]
+
+
+def latency(text):
+    """Transaction latency of one run from its output: p50, p95, p99 from
+    the histogram and max from the final statistics, in ms (None where
+    sysbench printed nothing, e.g. no transactions)."""
+    rows = parse_histogram(text)
+    summary = parse_summary(text)
+    out = {f"lat_p{p}_ms": histogram_percentile(rows, p) for p in (50, 95, 99)}
+    out["lat_max_ms"] = summary.get("lat_max")
+    return out
+
+
 def require():
     path = shutil.which("sysbench")
     if not path:
@@ -88,7 +138,8 @@ def command(test, action, socket, tables, table_size, threads=1, time_s=None,
            f"--threads={threads}", "--db-ps-mode=auto", "--rand-type=uniform"]
     if action == "run":
         cmd += [f"--time={time_s}", f"--report-interval={report_interval}",
-                "--percentile=95", "--mysql-ignore-errors=1213,1205"]
+                "--percentile=95", "--histogram=on",
+                "--mysql-ignore-errors=1213,1205"]
         if rate:
             cmd.append(f"--rate={rate}")
     cmd += list(extra)
@@ -96,8 +147,8 @@ def command(test, action, socket, tables, table_size, threads=1, time_s=None,
     return cmd
 
 
-def prepare(socket, test, tables, table_size, threads=2):
-    cmd = command(test, "prepare", socket, tables, table_size, threads=threads)
+def prepare(socket, test, tables, table_size, threads=2, extra=()):
+    cmd = command(test, "prepare", socket, tables, table_size, threads=threads, extra=extra)
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if out.returncode != 0:
         raise SysbenchError("sysbench prepare failed:\n" + out.stdout[-2000:])
