@@ -1,7 +1,7 @@
 # Copyright (c) 2026, purgelab developers. GPLv2 (see COPYING).
 #
 # The upstream base of the fork, pinned. Changing the base means changing
-# these lines and refreshing patches/ (README: "Bumping the base").
+# these lines and refreshing patches/ (docs/building.md: "Bumping the base").
 
 set(PURGELAB_UPSTREAM_VERSION     "10.11.18")
 # Debian source package that carries it (Debian 12's own LTS)

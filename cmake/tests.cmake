@@ -1,6 +1,6 @@
 # Copyright (c) 2026, purgelab developers. GPLv2 (see COPYING).
 #
-# ctest drives every test of the fork (README: "Tests"):
+# ctest drives every test of the fork (docs/building.md: "Tests"):
 #  unit.*       googletest of the fork's C++ logic      (unittest/purgelab)
 #  tools.*      the superbuild's own scripts            (tools/tests)
 #  mtr.*        the fork's mtr suite and upstream mtr tests that must stay

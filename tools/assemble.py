@@ -109,7 +109,7 @@ def explain_patch_failure(name, output):
     if not problems:
         problems = [output.strip() or "patch failed"]
     return (f"patch {name} does not apply:\n  " + "\n  ".join(problems) +
-            "\n  Refresh it against the pinned source (README: 'Working on the patches').")
+            "\n  Refresh it against the pinned source (docs/building.md: 'Working on the patches').")
 
 
 def touched_files(patch_dir, names):

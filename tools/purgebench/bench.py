@@ -12,7 +12,7 @@
 # this program; if not, write to the Free Software Foundation, Inc.,
 # 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
 
-"""purgebench: the fork's benchmark harness (README: "Benchmarks")."""
+"""purgebench: the fork's benchmark harness (docs/benchmarks.md)."""
 
 import argparse
 import datetime
@@ -906,7 +906,9 @@ def parse_args(argv):
                          "innodb_undo_log_compact_init=ON,OFF (the default on the fork; "
                          "with --compare-server and no --switch: each server as it is)")
     ap.add_argument("--full", action="store_true", help="seed scale (long)")
-    ap.add_argument("--repeats", type=int, default=1, help="repeats of each arm (default 1)")
+    ap.add_argument("--repeats", type=positive, default=None,
+                    help="repeats of each arm, their order rotated (default 1; 2 for the "
+                         "default run, no SCENARIO given)")
     ap.add_argument("--time", type=int, default=None, help="seconds per run (override)")
     ap.add_argument("--threads", type=int, default=None, help="threads for backlog-vs-lag and purge-capacity")
     ap.add_argument("--tables", type=int, default=None, help="sysbench tables (override)")
@@ -947,8 +949,12 @@ def parse_args(argv):
             ap.error(f"unknown scenario '{sc}' (choose from {', '.join(SCENARIOS)}, all)")
     if not a.scenarios:
         a.scenarios = list(DEFAULT_SCENARIOS)
+        # the default run shows medians of two repeats in rotated order:
+        # this machine's run-to-run noise is about +-10%
+        a.repeats = a.repeats or 2
     elif "all" in a.scenarios:
         a.scenarios = list(SCENARIOS)
+    a.repeats = a.repeats or 1
     a.arms = a.arms.split(",")
     if a.workload:
         try:
@@ -990,6 +996,17 @@ def counts(text, what, example):
     if bad:
         raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
     return values
+
+
+def positive(text):
+    """A whole number of at least 1, for an option's type."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': give a whole number of at least 1")
+    return n
 
 
 def sb_option(text):

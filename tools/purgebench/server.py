@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import time
 
@@ -36,6 +37,13 @@ def parse_backlog(log_text):
     part = log_text[start:] if start >= 0 else log_text
     m = BACKLOG_RE.search(part)
     return int(m.group(1)) if m else 0
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def tail(path, lines=25):
@@ -112,8 +120,10 @@ class Installation:
 class Server:
     """One mariadbd on its own data directory, reachable over a socket."""
 
-    def __init__(self, inst, workdir, options=None, allow_nonempty=False):
+    def __init__(self, inst, workdir, options=None, allow_nonempty=False, tcp_port=None):
         self.inst = inst
+        # a client that needs TCP (go-tpc) gets 127.0.0.1 only, never another address
+        self.tcp_port = tcp_port
         self.workdir = os.path.abspath(workdir)
         self.datadir = os.path.join(self.workdir, "data")
         self.socket = os.path.join(self.workdir, "mysqld.sock")
@@ -132,7 +142,9 @@ class Server:
         lines = ["[mariadbd]",
                  f"datadir={self.datadir}",
                  f"socket={self.socket}",
-                 "skip-networking",          # socket only: nothing listens on a port
+                 # socket only, or 127.0.0.1 when a client needs TCP
+                 (f"bind-address=127.0.0.1\nport={self.tcp_port}" if self.tcp_port
+                  else "skip-networking"),
                  f"log-error={self.errlog}",
                  "user=root" if os.getuid() == 0 else "",
                  f"pid-file={os.path.join(self.workdir, 'mysqld.pid')}"]

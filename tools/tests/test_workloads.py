@@ -112,6 +112,11 @@ class OptionTest(unittest.TestCase):
     def test_the_default_run_is_where_writers_outrun_purge(self):
         a = bench.parse_args([])
         self.assertEqual(["history-growth", "backlog-vs-lag"], a.scenarios)
+        self.assertEqual(2, a.repeats)          # medians, arms rotated
+        self.assertEqual(1, bench.parse_args(["backlog-vs-lag"]).repeats)
+        self.assertEqual(3, bench.parse_args(["--repeats", "3"]).repeats)
+        with mock.patch("sys.stderr", new_callable=io.StringIO), self.assertRaises(SystemExit):
+            bench.parse_args(["--repeats", "0"])
         self.assertEqual(256, bench.SCALE["backlog-vs-lag"]["threads"][0])
         self.assertEqual((10000,), bench.SCALE["backlog-vs-lag"]["lags"][0])
 
