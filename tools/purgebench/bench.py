@@ -391,17 +391,28 @@ class Bench:
 
     # -- one measured run --------------------------------------------------
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
-                repeat, rate=None, extra=None):
+                repeat, rate=None, extra=None, client=None):
+        """One measured run. client: None for sysbench on the sbtest tables
+        (prepared here), or a function of the server that returns the
+        command of another client and a function that starts it (on_interval,
+        on_exit), as sysbench.Run (gotpc.Run)."""
         srv = self.use(t)
-        self.ensure_tables(t, test, tables, rows)
+        if client is None:
+            self.ensure_tables(t, test, tables, rows)
         arm = t.arm(arm)
         for var, val in settings.items():
             if not self.has_var(t, var):
                 raise ServerError(f"arm {arm} needs @@{var}, which this server lacks")
             srv.query(f"SET GLOBAL {var}={val}")
         srv.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
-        cmd = sysbench.command(test, "run", srv.socket, tables, rows, threads=threads,
-                               time_s=seconds, rate=rate, extra=self.sb_extra)
+        if client is None:
+            cmd = sysbench.command(test, "run", srv.socket, tables, rows, threads=threads,
+                                   time_s=seconds, rate=rate, extra=self.sb_extra)
+
+            def start(**kw):
+                return sysbench.Run(cmd, **kw)
+        else:
+            cmd, start = client(srv)
         self.commands.append(f"# {scenario} {arm} #{repeat}: SET GLOBAL {settings}\n" + " ".join(cmd))
         last = {}
 
@@ -421,7 +432,7 @@ class Bench:
             def on_exit():      # the last sample is taken under load
                 smp.stop()
                 srv.signal_shutdown()
-            run = sysbench.Run(cmd, on_interval=on_interval, on_exit=on_exit)
+            run = start(on_interval=on_interval, on_exit=on_exit)
             try:
                 summary = run.pump()
             finally:
@@ -442,7 +453,7 @@ class Bench:
                       cpu_load=self.args.cpu_load,
                       tps=summary.get("transactions_per_s"), qps=summary.get("queries_per_s"),
                       errors=summary.get("errors"),
-                      **sysbench.latency("".join(run.text)),
+                      **run.latency(), **run.extra(),
                       sampler_cpu_s=round(smp.cpu_s, 3), sampler_errors=smp.errors,
                       backlog=backlog, shutdown_s=round(took, 1),
                       history_last=s1.get("innodb_history_list_length"),
@@ -688,7 +699,8 @@ class Bench:
                         for arm in arms if med(by[(sc, arm)], "held_unparsed")["n"]]
                 if held:
                     out.append((f"{sc}: what the history held (means over the samples)",
-                                ["arm", "history", "unparsed by purge", "purged, not truncated",
+                                ["arm", "history", "unparsed by purge",
+                                 "of which blocked by a read view", "purged, not truncated",
                                  "rollback segments withheld",
                                  "throttle in force (% of samples)"],
                                 held))

@@ -54,14 +54,17 @@ def history_composition(samples):
     """Means over one run's samples (as the sampler records them: numbers,
     None where the server lacks a variable) of what its history held: the
     history length, the part purge had not parsed yet
-    (Innodb_purge_unparsed_trx), the part purged but not yet truncated (the
+    (Innodb_purge_unparsed_trx), of that the part that the oldest read view
+    kept it from parsing (Innodb_purge_view_blocked_trx; None on a build
+    without it), the part purged but not yet truncated (the
     difference), the rollback segments withheld (Innodb_purge_rsegs_withheld),
     and the share of samples with a throttle in force
     (Innodb_purge_throttle_active), in percent.
     Keyed as in a run's result (HELD_KEYS); {} when the server did not report
     the unparsed history (stock)."""
     rows = [(s.get("innodb_history_list_length"), s.get("innodb_purge_unparsed_trx"),
-             s.get("innodb_purge_rsegs_withheld"), s.get("innodb_purge_throttle_active"))
+             s.get("innodb_purge_rsegs_withheld"), s.get("innodb_purge_throttle_active"),
+             s.get("innodb_purge_view_blocked_trx"))
             for s in samples]
     rows = [r for r in rows if r[0] is not None and r[1] is not None]
     if not rows:
@@ -69,10 +72,13 @@ def history_composition(samples):
     n = len(rows)
     history = sum(r[0] for r in rows) / n
     unparsed = sum(r[1] for r in rows) / n
-    return dict(zip(HELD_KEYS, (history, unparsed, history - unparsed,
+    blocked = [r[4] for r in rows if r[4] is not None]
+    return dict(zip(HELD_KEYS, (history, unparsed,
+                                sum(blocked) / len(blocked) if blocked else None,
+                                history - unparsed,
                                 sum(r[2] or 0 for r in rows) / n,
                                 100.0 * sum(1 for r in rows if r[3]) / n)))
 
 
-HELD_KEYS = ("held_history", "held_unparsed", "held_not_truncated", "held_withheld",
-             "held_throttled_share")
+HELD_KEYS = ("held_history", "held_unparsed", "held_view_blocked", "held_not_truncated",
+             "held_withheld", "held_throttled_share")

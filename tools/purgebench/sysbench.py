@@ -184,6 +184,14 @@ class Run:
             raise SysbenchError(f"sysbench exited with {rc}:\n{text[-2000:]}")
         return parse_summary(text)
 
+    def latency(self):
+        """p50/p95/p99/max transaction latency of the run (latency())."""
+        return latency("".join(self.text))
+
+    def extra(self):
+        """What a run of this client adds to its result: nothing."""
+        return {}
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()

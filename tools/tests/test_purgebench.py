@@ -479,7 +479,8 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(["fork:unthrottled", "fork:formula@1000", "fork:adaptive@1000"],
                          list(by))
         # history 100, unparsed 10/20/30 by repeat: median (min..max) of the repeats
-        self.assertEqual(["100 (100..100)", "20 (10..30)", "80 (70..90)", "0 (0..0)",
+        # (the fake reports no view-blocked part: "-")
+        self.assertEqual(["100 (100..100)", "20 (10..30)", "-", "80 (70..90)", "0 (0..0)",
                           "0 (0..0)"], by["fork:formula@1000"][1:])
 
     def test_redo_of_stock_is_compared_with_the_forks_compact(self):
@@ -536,15 +537,22 @@ class InterleaveTest(unittest.TestCase):
 
 class HistoryCompositionTest(unittest.TestCase):
     SAMPLES = [{"innodb_history_list_length": 1000, "innodb_purge_unparsed_trx": 400,
-                "innodb_purge_rsegs_withheld": 16, "innodb_purge_throttle_active": 0},
+                "innodb_purge_rsegs_withheld": 16, "innodb_purge_throttle_active": 0,
+                "innodb_purge_view_blocked_trx": 100},
                {"innodb_history_list_length": 3000, "innodb_purge_unparsed_trx": 600,
-                "innodb_purge_rsegs_withheld": 0, "innodb_purge_throttle_active": 1}]
+                "innodb_purge_rsegs_withheld": 0, "innodb_purge_throttle_active": 1,
+                "innodb_purge_view_blocked_trx": 500}]
 
     def test_means_of_what_the_history_held(self):
-        self.assertEqual({"held_history": 2000, "held_unparsed": 500,
+        self.assertEqual({"held_history": 2000, "held_unparsed": 500, "held_view_blocked": 300,
                           "held_not_truncated": 1500, "held_withheld": 8,
                           "held_throttled_share": 50},
                          stats.history_composition(self.SAMPLES))
+
+    def test_a_build_without_the_view_blocked_count(self):
+        older = [{k: v for k, v in s.items() if k != "innodb_purge_view_blocked_trx"}
+                 for s in self.SAMPLES]
+        self.assertIsNone(stats.history_composition(older)["held_view_blocked"])
 
     def test_a_server_without_the_unparsed_count_has_none(self):
         # the sampler records a variable that the server lacks as None

@@ -108,6 +108,9 @@ static bool purge_throttle_active() noexcept
   /* history that purge has not parsed yet */                           \
   {"purge_unparsed_trx", (char*) &show_computed<ulonglong, SHOW_ULONGLONG, \
    purge_unparsed_trx>, SHOW_SIMPLE_FUNC},                              \
+  /* of which the oldest read view keeps purge from parsing */          \
+  {"purge_view_blocked_trx", (char*) &show_computed<ulonglong,          \
+   SHOW_ULONGLONG, purge_view_blocked_trx>, SHOW_SIMPLE_FUNC},          \
   /* rollback segments that the drain withholds, and may withhold now */ \
   {"purge_rsegs_withheld", (char*) &show_computed<uint, SHOW_UINT,      \
    purge_rsegs_withheld>, SHOW_SIMPLE_FUNC},                            \

@@ -82,6 +82,12 @@ undo log truncation has not removed from the history yet (SHOW STATUS
 Innodb_purge_unparsed_trx) */
 ulonglong purge_unparsed_trx() noexcept;
 
+/** @return the part of purge_unparsed_trx() that purge may not parse yet
+because the oldest read view of its last batch still sees it: transactions
+that committed at or after that view's low limit (SHOW STATUS
+Innodb_purge_view_blocked_trx); the rest is work that purge is behind on */
+ulonglong purge_view_blocked_trx() noexcept;
+
 /** After undo log truncation visited a rollback segment
 (purge_sys_t::iterator::free_history_rseg(), rseg.latch held exclusively):
 withhold it from new transactions, or give it back, as

@@ -85,6 +85,10 @@ static thread_local purge_throttle::admission_gate::ticket gate_ticket;
 /** purge_sys.tail.trx_no after the last purge batch, for other threads */
 static Atomic_relaxed<trx_id_t> purge_parsed_trx_no;
 
+/** purge_sys.low_limit_no() of the last purge batch: purge may not parse
+undo logs of transactions that committed at or after it, for other threads */
+static Atomic_relaxed<trx_id_t> purge_view_limit_no;
+
 /** The adaptive controller; only the purge coordinator touches it */
 static purge_throttle::adaptive_controller adaptive;
 
@@ -110,6 +114,15 @@ static bool throttle_is_adaptive() noexcept
 identifiers covers: each takes two, at its start and at its commit (trx_no
 comes from the same sequence) */
 static constexpr uint64_t trx_in_ids(trx_id_t ids) noexcept { return ids / 2; }
+
+ulonglong purge_view_blocked_trx() noexcept
+{
+  const trx_id_t limit= purge_view_limit_no;
+  const trx_id_t max_id= trx_sys.get_max_trx_id();
+  return std::min<ulonglong>(purge_unparsed_trx(),
+                             limit && max_id >= limit
+                             ? trx_in_ids(max_id - limit + 1) : 0);
+}
 
 ulonglong purge_unparsed_trx() noexcept
 {
@@ -145,6 +158,8 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   /* only this coordinator moves the tail */
   const trx_id_t tail= purge_sys.tail.trx_no;
   purge_parsed_trx_no= tail;
+  /* the coordinator owns purge_sys.view: no latch needed to read it */
+  purge_view_limit_no= purge_sys.low_limit_no();
   if (!throttle_is_adaptive())
   {
     purge_throttle_commit_limit= 0;
