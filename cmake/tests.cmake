@@ -64,4 +64,8 @@ if("release" IN_LIST PURGELAB_FLAVOURS)
     COMMAND ${CMAKE_SOURCE_DIR}/tools/test-purgebench-e2e
             ${CMAKE_BINARY_DIR}/release/sql/mariadbd)
   set_tests_properties(tools.purgebench_end_to_end PROPERTIES TIMEOUT 300 RUN_SERIAL ON)
+  add_test(NAME tools.gotpc_end_to_end
+    COMMAND ${CMAKE_SOURCE_DIR}/tools/test-gotpc-e2e
+            ${CMAKE_BINARY_DIR}/release/sql/mariadbd)
+  set_tests_properties(tools.gotpc_end_to_end PROPERTIES TIMEOUT 600 RUN_SERIAL ON)
 endif()

@@ -26,11 +26,14 @@ import subprocess
 import sys
 import time
 
-from . import cpuload, progress, report, sampler, stats, sysbench, workloads
-from .server import Installation, Server, ServerError
+from . import cpuload, gotpc, progress, report, sampler, stats, sysbench, workloads
+from .server import Installation, Server, ServerError, free_port
 
 SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-             "thread-sweep")
+             "thread-sweep", "tpcc", "ch")
+# scenarios whose client (go-tpc) connects over TCP: the server then listens
+# on 127.0.0.1 only, on a free port
+TCP_SCENARIOS = ("tpcc", "ch")
 DEFAULT_SCENARIOS = ("history-growth", "backlog-vs-lag")
 
 # Scale: (small default, --full = seed scale)
@@ -53,6 +56,16 @@ SCALE = {
                          threads=((1, 4, 16, 64, 256, 1024), (1, 4, 16, 64, 256, 1024, 4096)),
                          time=(20, 60)),
 }
+SCALE.update({
+    # TPC-C through go-tpc: the data is loaded once per server and restored
+    # for every run; the seed's 500k lag needs --full's hours (not reachable
+    # here, docs/results/README.md)
+    "tpcc": dict(test="go-tpc tpcc", warehouses=(4, 10), threads=(64, 64), time=(120, 1800),
+                 lags=((10000,), (500000,))),
+    # CH-benCHmark: the same writers plus analytical queries (--ac-threads)
+    "ch": dict(test="go-tpc ch", warehouses=(4, 10), threads=(64, 64), time=(120, 1800),
+               ac_threads=(1, 2), lags=((10000,), (500000,))),
+})
 # thread-sweep's arms when neither --switch nor --compare-server is given
 DEFAULT_SWITCH = ("innodb_undo_log_compact_init", ("ON", "OFF"))
 
@@ -118,6 +131,8 @@ class Target:
         self.cnf_copy = f"my-{label}.cnf" if labelled else "my.cnf"
         self.server = None
         self.prepared = None    # (test, tables, rows) of its sbtest tables
+        self.tcp_port = None    # 127.0.0.1 port, when a client needs TCP
+        self.snapshot = None    # (scenario, warehouses) of data.prepared/
         self.vars = {}          # has_var answers (a binary's variables do not change)
 
     def running(self):
@@ -336,7 +351,10 @@ class Bench:
         first = t.server is None
         if first and os.path.isdir(os.path.join(t.workdir, "data")) and not self.args.reuse_datadir:
             raise ServerError(f"{t.workdir}/data exists; pass --reuse-datadir or another --out")
-        t.server = Server(t.inst, t.workdir, cnf, allow_nonempty=not first or self.args.reuse_datadir)
+        if t.tcp_port is None and any(sc in TCP_SCENARIOS for sc in self.args.scenarios):
+            t.tcp_port = free_port()
+        t.server = Server(t.inst, t.workdir, cnf, allow_nonempty=not first or self.args.reuse_datadir,
+                          tcp_port=t.tcp_port)
         t.server.initialize()
         t.server.start()
         shutil.copy(t.server.cnf, os.path.join(self.outdir, t.cnf_copy))
@@ -544,6 +562,12 @@ class Bench:
         return runs
 
     def scenario(self, name):
+        if name in TCP_SCENARIOS:
+            seconds = self.args.time or self.pick(name, "time")
+            self.start_all()
+            self.log(f"== {name}: go-tpc {name}, {seconds}s, {self.args.repeats} repeat(s)")
+            self.gotpc_scenario(name, seconds, self.args.repeats)
+            return
         test, tables, rows = self.workload(name), self.pick(name, "tables"), self.pick(name, "rows")
         seconds = self.args.time or self.pick(name, "time")
         tables = self.args.tables or tables
@@ -597,6 +621,114 @@ class Bench:
                 if not going:
                     break
 
+    # -- TPC-C and CH-benCHmark (go-tpc) ------------------------------------
+    def gotpc_scenario(self, name, seconds, repeats):
+        """tpcc / ch: load the data once per server, then every arm from a
+        copy of it; after each run, go-tpc's consistency check (bounded by
+        --check-time)."""
+        binary = gotpc.require()
+        self.meta["go-tpc"] = binary
+        warehouses = self.args.warehouses or self.pick(name, "warehouses")
+        threads = self.args.threads or self.pick(name, "threads")
+        ac = (self.args.ac_threads or self.pick(name, "ac_threads")) if name == "ch" else None
+        lags = self.args.lags or self.pick(name, "lags")
+        self.log(f"   {warehouses} warehouse(s), {threads} threads"
+                 + (f", {ac} analytical" if ac else "") + f", check bounded by "
+                 f"{self.args.check_time}s")
+        for t in self.targets:
+            self.gotpc_snapshot(t, binary, name, warehouses)
+        for r in range(1, repeats + 1):
+            runs = [(t, arm, st, None) for t, arm, st in
+                    self.plan(name, fixed=[("unthrottled", {"innodb_max_purge_lag": 0})])]
+            for lag in lags:
+                runs += [(t, arm, st, {"lag": lag})
+                         for t, arm, st in self.plan("backlog-vs-lag", lag)]
+            for t, arm, st, extra in rotate(runs, r):
+                self.restore_snapshot(t)
+
+                def client(srv, t=t):
+                    cmd = gotpc.command(binary, t.tcp_port, name, "run", warehouses, threads,
+                                        seconds, ac, interval=1)
+                    return cmd, (lambda **kw: gotpc.Run(cmd, **kw))
+                res = self.run_arm(t, name, arm, st, name, warehouses, 0, threads, seconds, r,
+                                   extra=dict(extra or {}, warehouses=warehouses,
+                                              ac_threads=ac), client=client)
+                res.update(self.gotpc_check(t, binary, warehouses))
+                self.log(f"    check: {res['check']}; tpmC {fmt(res.get('tpmc'))}, "
+                         f"{res.get('errors')} _ERR, {res.get('error_lines')} error line(s)")
+
+    def gotpc_user(self, srv):
+        srv.query(f"CREATE USER IF NOT EXISTS {gotpc.USER}@'127.0.0.1' IDENTIFIED BY "
+                  f"'{gotpc.PASSWORD}'; GRANT ALL ON *.* TO {gotpc.USER}@'127.0.0.1'")
+
+    def gotpc_snapshot(self, t, binary, name, warehouses):
+        """Load go-tpc's data into t's server once, shut it down slowly (no
+        history left) and keep a copy of the data directory to start every
+        run from."""
+        key = (name, warehouses)
+        if t.snapshot == key:
+            return
+        srv = self.use(t)
+        self.gotpc_user(srv)
+        srv.query(f"DROP DATABASE IF EXISTS {gotpc.DB}")
+        steps = [("tpcc", "prepare")] + ([("ch", "prepare")] if name == "ch" else [])
+        for bench, action in steps:
+            cmd = gotpc.command(binary, t.tcp_port, bench, action, warehouses, threads=4)
+            self.commands.append(" ".join(cmd))
+            self.log(f"   {t.label}: go-tpc {bench} {action}, {warehouses} warehouse(s)")
+            out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if out.returncode != 0:
+                raise gotpc.GoTpcError(f"go-tpc {bench} {action} failed:\n{out.stdout[-2000:]}")
+        srv.shutdown(slow=True)
+        snap = os.path.join(t.workdir, "data.prepared")
+        shutil.rmtree(snap, ignore_errors=True)
+        shutil.copytree(srv.datadir, snap, symlinks=True)
+        t.snapshot = key
+
+    def restore_snapshot(self, t):
+        """t's data directory as gotpc_snapshot() left it; its server stopped."""
+        if t.running():
+            t.server.shutdown(slow=False)
+        for other in self.targets:
+            if other is not t and other.running():
+                other.server.shutdown(slow=False, timeout=600)
+        data = t.server.datadir
+        shutil.rmtree(data)
+        shutil.copytree(os.path.join(t.workdir, "data.prepared"), data, symlinks=True)
+        t.prepared = None       # sysbench's tables are not in it
+
+    def gotpc_check(self, t, binary, warehouses):
+        """go-tpc tpcc check after a run, bounded by --check-time: passed,
+        FAILED (a failed check is a failed run), or not finished (its
+        connections are killed on the server, so that no query of it runs on)."""
+        srv = self.use(t)
+        cmd = gotpc.command(binary, t.tcp_port, "tpcc", "check", warehouses, threads=1)
+        t0 = time.time()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        timed_out = False
+        try:
+            out = proc.communicate(timeout=self.args.check_time)[0]
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            proc.terminate()
+            try:
+                out = proc.communicate(timeout=15)[0]
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out = proc.communicate()[0]
+            for (cid,) in srv.query("SELECT ID FROM information_schema.PROCESSLIST "
+                                    f"WHERE USER='{gotpc.USER}'"):
+                try:
+                    srv.query(f"KILL {cid}")
+                except ServerError:
+                    pass            # it ended meanwhile
+        verdict = gotpc.check_verdict(out, proc.returncode, timed_out, self.args.check_time)
+        self.keep_output("check", t.label, len(self.runs), [out])
+        # stop it so that the next run starts from its snapshot
+        srv.shutdown(slow=False)
+        return {"check": verdict, "check_s": round(time.time() - t0, 1),
+                "check_passed": verdict.startswith("passed")}
+
     # -- summary ---------------------------------------------------------
     def tables(self):
         out = []
@@ -629,6 +761,9 @@ class Bench:
             arms = [k[1] for k in by if k[0] == sc]
             if sc == "thread-sweep":
                 out.append(sweep_table([r for r in self.runs if r["scenario"] == sc]))
+                continue
+            if sc in TCP_SCENARIOS:
+                out.extend(gotpc_tables(sc, [r for r in self.runs if r["scenario"] == sc]))
                 continue
             key = "qps" if sc == "backlog-vs-lag" else "tps"   # the throughput compared
             base = {}                       # each arm's reference runs, on its server
@@ -743,7 +878,8 @@ def short(arm):
 
 def sweep_table(runs):
     """thread-sweep's table: a row per thread count; per arm its tps
-    (median (min..max) of the repeats) and latency p95; per arm after the
+    (median (min..max) of the repeats), latency p95 and redo bytes per
+    transaction (medians); per arm after the
     first, its tps over the first arm's, paired by repeat (paired_ratio)."""
     arms, by = [], {}
     for r in runs:
@@ -754,7 +890,7 @@ def sweep_table(runs):
     points = sorted({k[1] for k in by})
     header = ["threads"]
     for arm in arms:
-        header += [f"{short(arm)} tps", f"{short(arm)} p95 ms"]
+        header += [f"{short(arm)} tps", f"{short(arm)} p95 ms", f"{short(arm)} redo B/trx"]
     header += [f"{short(arm)} / {short(arms[0])} tps" for arm in arms[1:]]
     rows = []
     for n in points:
@@ -763,13 +899,62 @@ def sweep_table(runs):
             rs = by.get((arm, n), [])
             s = stats.summary([r.get("tps") for r in rs])
             p95 = stats.summary([r.get("lat_p95_ms") for r in rs])["median"]
+            redo = stats.summary([r.get("redo_bytes_per_trx") for r in rs])["median"]
             row += [fmt(s["median"]) if s["n"] <= 1 else
                     f"{fmt(s['median'])} ({fmt(s['min'])}..{fmt(s['max'])})",
-                    "-" if p95 is None else f"{p95:,.3g}"]
+                    "-" if p95 is None else f"{p95:,.3g}", fmt(redo, 1)]
         row += [paired_ratio(by.get((arm, n), []), by.get((arms[0], n)), "tps")
                 for arm in arms[1:]]
         rows.append(row)
     return "thread-sweep", header, rows
+
+
+def gotpc_tables(sc, runs):
+    """tpcc / ch: per arm tpmC and NOPM, New-Order and Payment latency, the
+    history, the backlog at slow shutdown, the check and the errors, and
+    tpmC over the unthrottled run of the same repeat (and server); for ch
+    also the analytical queries per hour and how much of the unparsed
+    history the oldest read view held back."""
+    arms, by = [], {}
+    for r in runs:
+        if r["arm"] not in arms:
+            arms.append(r["arm"])
+        by.setdefault(r["arm"], []).append(r)
+
+    def cell(rs, k, d=0):
+        s = stats.summary([r.get(k) for r in rs])
+        if s["n"] <= 1:
+            return fmt(s["median"], d)
+        return f"{fmt(s['median'], d)} ({fmt(s['min'], d)}..{fmt(s['max'], d)})"
+
+    def lat(rs, txn):
+        def one(k):
+            m = stats.summary([(r.get("txn") or {}).get(txn, {}).get(k) for r in rs])["median"]
+            return "-" if m is None else f"{m:,.0f}"
+        return f"{one('p95_ms')} / {one('p99_ms')}"
+
+    header = ["arm", "tpmC", "NOPM", "New-Order p95 / p99 ms", "Payment p95 / p99 ms",
+              "history p95", "history max", "to purge at slow shutdown",
+              "throttle in force (% of samples)", "check", "_ERR (error lines)",
+              "tpmC / unthrottled"]
+    if sc == "ch":
+        header[-1:-1] = ["analytical queries/h", "unparsed, of it blocked by a read view"]
+    rows = []
+    for arm in arms:
+        rs = by[arm]
+        prefix = arm.partition(":")[0] + ":" if ":" in arm else ""
+        ref = by.get(prefix + "unthrottled", [])
+        checks = sorted({r.get("check", "-") for r in rs})
+        row = [arm, cell(rs, "tpmc"), cell(rs, "nopm"), lat(rs, "NEW_ORDER"), lat(rs, "PAYMENT"),
+               cell(rs, "history_p95"), cell(rs, "history_max"), cell(rs, "backlog"),
+               cell(rs, "held_throttled_share"), "; ".join(checks),
+               f"{sum(r.get('errors') or 0 for r in rs)} ({sum(r.get('error_lines') or 0 for r in rs)})",
+               paired_ratio(rs, ref, "tpmc")]
+        if sc == "ch":
+            row[-1:-1] = [cell(rs, "ac_queries_per_hour"),
+                          f"{cell(rs, 'held_unparsed')}, {cell(rs, 'held_view_blocked')}"]
+        rows.append(row)
+    return [(sc, header, rows)]
 
 
 def headline(runs):
@@ -898,7 +1083,8 @@ def parse_args(argv):
                     help="its basedir, if not the parent of its bin/ or sbin/")
     ap.add_argument("--arms", default="formula,adaptive",
                     help="throttle arms for the fork: any of formula,uncoupled,adaptive "
-                         "(default formula,adaptive)")
+                         "(default formula,adaptive); the unthrottled arm always runs; "
+                         "--arms unthrottled runs it alone")
     ap.add_argument("--drains", type=drain_widths, default=None, metavar="N[,N...]",
                     help="run every arm once per innodb_purge_drain_rsegs width, e.g. 0,16 "
                          "(arms ARM+drainN; default: leave the variable alone)")
@@ -917,6 +1103,14 @@ def parse_args(argv):
                     help="thread-sweep: one arm per value of a global variable, e.g. "
                          "innodb_undo_log_compact_init=ON,OFF (the default on the fork; "
                          "with --compare-server and no --switch: each server as it is)")
+    ap.add_argument("--warehouses", type=positive, default=None, metavar="N",
+                    help="tpcc, ch: TPC-C warehouses (default 4, --full 10)")
+    ap.add_argument("--ac-threads", type=positive, default=None, metavar="N",
+                    help="ch: analytical query threads (default 1, --full 2)")
+    ap.add_argument("--check-time", type=positive, default=120, metavar="S",
+                    help="tpcc, ch: seconds that go-tpc's consistency check may take after "
+                         "each run; a check still running then is stopped, its queries "
+                         "killed, and the run reported as not checked (default 120)")
     ap.add_argument("--full", action="store_true", help="seed scale (long)")
     ap.add_argument("--repeats", type=positive, default=None,
                     help="repeats of each arm, their order rotated (default 1; 2 for the "
@@ -967,7 +1161,11 @@ def parse_args(argv):
     elif "all" in a.scenarios:
         a.scenarios = list(SCENARIOS)
     a.repeats = a.repeats or 1
-    a.arms = a.arms.split(",")
+    a.arms = [x for x in a.arms.split(",") if x]
+    bad = [x for x in a.arms if x not in ("formula", "uncoupled", "adaptive", "unthrottled")]
+    if bad:
+        ap.error(f"--arms {bad[0]}: choose from formula, uncoupled, adaptive "
+                 "(unthrottled alone: --arms unthrottled)")
     if a.workload:
         try:
             a.workload = workloads.resolve(a.workload)
@@ -1110,7 +1308,7 @@ def main(argv=None):
             bench.scenario(sc)
     except KeyboardInterrupt:
         print("\npurgebench: interrupted; keeping what was measured", file=sys.stderr)
-    except (ServerError, sysbench.SysbenchError) as e:
+    except (ServerError, sysbench.SysbenchError, gotpc.GoTpcError, sampler.SamplerError) as e:
         print(f"purgebench: {e}", file=sys.stderr)
         if bench is None:
             return 1

@@ -150,6 +150,10 @@ def sweep_plot(plt, outdir, runs):
         ax2.plot(xs, [stats.summary([r.get("lat_p95_ms") for r in points[x]])["median"]
                       for x in xs], "o-", label=arm)
     ax1.set_xscale("log", base=2)
+    points = sorted({x for p in by.values() for x in p})
+    ax2.set_xticks(points)
+    ax2.set_xticklabels([str(x) for x in points])
+    ax2.minorticks_off()
     ax1.set_ylabel("tps (median of repeats)")
     ax2.set_ylabel("latency p95 (ms)")
     ax2.set_yscale("log")

@@ -244,8 +244,9 @@ class FakeServer:
     lacking = {}      # mariadbd path -> variables it lacks
     up = []
 
-    def __init__(self, inst, workdir, options=None, allow_nonempty=False):
+    def __init__(self, inst, workdir, options=None, allow_nonempty=False, tcp_port=None):
         self.inst = inst
+        self.tcp_port = tcp_port
         os.makedirs(workdir, exist_ok=True)
         self.cnf = os.path.join(workdir, "my.cnf")
         open(self.cnf, "w").close()

@@ -148,9 +148,11 @@ class SweepTest(unittest.TestCase):
         (title, header, rows), = b.tables()
         self.assertEqual("thread-sweep", title)
         self.assertEqual(["threads", "undo_log_compact_init=ON tps",
-                          "undo_log_compact_init=ON p95 ms", "undo_log_compact_init=OFF tps",
-                          "undo_log_compact_init=OFF p95 ms",
+                          "undo_log_compact_init=ON p95 ms", "undo_log_compact_init=ON redo B/trx",
+                          "undo_log_compact_init=OFF tps", "undo_log_compact_init=OFF p95 ms",
+                          "undo_log_compact_init=OFF redo B/trx",
                           "undo_log_compact_init=OFF / undo_log_compact_init=ON tps"], header)
+        self.assertEqual("200.0", rows[0][3])       # the fake's compact redo
         self.assertEqual(["1", "4"], [r[0] for r in rows])
         self.assertEqual("1.00", rows[0][-1])
 
@@ -158,10 +160,11 @@ class SweepTest(unittest.TestCase):
         b = self.bench("thread-sweep", "--sweep-threads", "16", "--repeats", "3")
         (title, header, rows), = b.tables()
         self.assertEqual(["threads", "fork:default tps", "fork:default p95 ms",
-                          "stock:default tps", "stock:default p95 ms",
+                          "fork:default redo B/trx", "stock:default tps",
+                          "stock:default p95 ms", "stock:default redo B/trx",
                           "stock:default / fork:default tps"], header)
         # A 100/90/110, B 90 by repeat: 0.90, 1.00, 0.82
-        self.assertEqual(["16", "100 (90..110)", "-", "90 (90..90)", "-",
+        self.assertEqual(["16", "100 (90..110)", "-", "300.0", "90 (90..90)", "-", "300.0",
                           "**0.90** (red) (0.82..1.00)"], rows[0])
         (title, sentences), = bench.headline(b.runs)
         self.assertEqual(["stock:default / fork:default tps by threads: "

@@ -1,0 +1,216 @@
+# Copyright (c) 2026, purgelab developers.
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; version 2 of the License.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+# FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License along with
+# this program; if not, write to the Free Software Foundation, Inc.,
+# 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
+
+"""Run go-tpc (TPC-C, CH-benCHmark) and parse what it prints: per-interval
+and summary lines per transaction type or query, tpmC, errors, the
+consistency check."""
+
+import os
+import re
+import subprocess
+
+# go-tpc's user on the benchmark server (created by the harness; the
+# server listens on 127.0.0.1 only)
+USER, PASSWORD, DB = "purgebench", "purgebench", "tpcc"
+INSTALLER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "install-go-tpc")
+
+LINE_RE = re.compile(r"^\[(?P<kind>Current|Summary)\] (?P<name>[A-Za-z0-9_]+) - (?P<fields>.*)$")
+FIELD_RE = re.compile(r"(?P<key>[A-Za-z0-9.]+(?:\((?:s|ms)\))?): (?P<value>-?[\d.]+)")
+TPMC_RE = re.compile(r"^tpmC: (?P<tpmc>[\d.]+)(?:, tpmTotal: (?P<total>[\d.]+))?")
+KEYS = {"Takes(s)": "takes_s", "Count": "count", "TPM": "tpm", "Sum(ms)": "sum_ms",
+        "Avg(ms)": "avg_ms", "50th(ms)": "p50_ms", "90th(ms)": "p90_ms", "95th(ms)": "p95_ms",
+        "99th(ms)": "p99_ms", "99.9th(ms)": "p999_ms", "Max(ms)": "max_ms"}
+TPCC_TYPES = ("NEW_ORDER", "PAYMENT", "ORDER_STATUS", "DELIVERY", "STOCK_LEVEL")
+
+
+class GoTpcError(Exception):
+    pass
+
+
+def require():
+    """The pinned go-tpc's path, built once by tools/install-go-tpc."""
+    out = subprocess.run([INSTALLER, "--path"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        raise GoTpcError("go-tpc is not available:\n" + out.stderr.strip()
+                         + "\n(tools/install-go-tpc builds it; BUILD/setup runs it)")
+    return out.stdout.strip()
+
+
+def parse_line(line):
+    """One '[Current]' or '[Summary]' line -> (kind, name, {field: number}),
+    or None."""
+    m = LINE_RE.match(line.strip())
+    if not m:
+        return None
+    fields = {KEYS.get(f.group("key"), f.group("key")): float(f.group("value"))
+              for f in FIELD_RE.finditer(m.group("fields"))}
+    if "count" in fields:
+        fields["count"] = int(fields["count"])
+    return m.group("kind"), m.group("name"), fields
+
+
+def parse(text):
+    """A run's whole output -> {'summary': {name: fields}, 'intervals':
+    [(name, fields)], 'tpmc', 'tpm_total', 'errors': {TYPE: count of its
+    _ERR line}}; the last summary line of a name wins."""
+    out = {"summary": {}, "intervals": [], "tpmc": None, "tpm_total": None, "errors": {}}
+    for line in text.splitlines():
+        p = parse_line(line)
+        if p:
+            kind, name, fields = p
+            if kind == "Summary":
+                out["summary"][name] = fields
+            else:
+                out["intervals"].append((name, fields))
+            continue
+        m = TPMC_RE.match(line.strip())
+        if m:
+            out["tpmc"] = float(m.group("tpmc"))
+            out["tpm_total"] = float(m.group("total")) if m.group("total") else None
+    out["errors"] = {name[:-4]: f.get("count", 0) for name, f in out["summary"].items()
+                     if name.endswith("_ERR")}
+    return out
+
+
+def command(gotpc, port, bench, action, warehouses, threads=1, seconds=None,
+            ac_threads=None, interval=None):
+    """go-tpc's command line against 127.0.0.1:port as the harness's user.
+    bench: 'tpcc' or 'ch'."""
+    cmd = [gotpc, bench, "-H", "127.0.0.1", "-P", str(port), "-U", USER, "-p", PASSWORD,
+           "-D", DB, "--warehouses", str(warehouses), action, "-T", str(threads)]
+    if ac_threads is not None:
+        cmd += ["-t", str(ac_threads)]
+    if seconds is not None:
+        cmd += ["--time", f"{seconds}s"]
+    if interval is not None:
+        cmd += ["--interval", f"{interval}s"]
+    return cmd
+
+
+ERROR_LINE_RE = re.compile(r"(?i)(\berror\b|\bfailed\b|invalid connection|\berr\b)")
+
+
+def error_lines(text):
+    """Lines of a run's output that report an error (a failed transaction,
+    a lost connection), beside the _ERR summary lines."""
+    return [line.strip() for line in text.splitlines()
+            if ERROR_LINE_RE.search(line) and not LINE_RE.match(line.strip())]
+
+
+def result(parsed, text):
+    """What a go-tpc run adds to the harness's result of a run: tpmC (go-tpc's
+    own), NOPM (New-Order transactions per minute, from its summary line),
+    transactions/s of all types, per type p95/p99 latency and _ERR counts,
+    the analytical queries of a CH-benCHmark run per hour, error lines."""
+    summary = parsed["summary"]
+    ok = {n: f for n, f in summary.items() if not n.endswith("_ERR")}
+    tpcc = {n: f for n, f in ok.items() if n in TPCC_TYPES}
+    queries = {n: f for n, f in ok.items() if re.fullmatch(r"Q\d+", n)}
+    no = summary.get("NEW_ORDER", {})
+
+    def per(f, unit):
+        return f["count"] / f["takes_s"] * unit if f.get("takes_s") else None
+    tps = sum(per(f, 1) or 0 for f in tpcc.values()) if tpcc else None
+    errs = error_lines(text)
+    out = {"tpmc": parsed["tpmc"], "nopm": per(no, 60) if no else None,
+           "transactions_per_s": tps,
+           "txn": {n: {k: f.get(k) for k in ("count", "p95_ms", "p99_ms", "max_ms")}
+                   for n, f in ok.items()},
+           "errors_by_type": parsed["errors"],
+           "errors": sum(parsed["errors"].values()),
+           "error_lines": len(errs), "error_examples": errs[:3]}
+    if queries:
+        out["ac_queries"] = sum(f["count"] for f in queries.values())
+        out["ac_queries_per_hour"] = sum(per(f, 3600) or 0 for f in queries.values())
+    return out
+
+
+class Run:
+    """A go-tpc run in the background, parsed as it prints (as
+    sysbench.Run): each '[Current] NEW_ORDER' line is one interval, its
+    New-Order transactions per second and their p95 latency."""
+
+    def __init__(self, cmd, on_interval=None, on_exit=None):
+        self.cmd = cmd
+        self.on_interval = on_interval
+        self.on_exit = on_exit
+        self.intervals = []
+        self.text = []
+        self.t = 0.0
+        self.parsed = None
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, bufsize=1)
+
+    def pump(self):
+        for line in self.proc.stdout:
+            self.text.append(line)
+            p = parse_line(line)
+            if p and p[0] == "Current" and p[1] == "NEW_ORDER":
+                f = p[2]
+                self.t += f.get("takes_s", 0)
+                iv = {"t": round(self.t, 1), "tps": f.get("tpm", 0) / 60,
+                      "lat_ms": f.get("p95_ms"), "lat_pct": 95}
+                self.intervals.append(iv)
+                if self.on_interval:
+                    self.on_interval(iv)
+        rc = self.proc.wait()
+        if self.on_exit:
+            self.on_exit()
+        text = "".join(self.text)
+        if rc != 0:
+            raise GoTpcError(f"go-tpc exited with {rc}:\n{text[-2000:]}")
+        self.parsed = parse(text)
+        if not self.parsed["summary"]:
+            raise GoTpcError(f"go-tpc printed no summary:\n{text[-2000:]}")
+        r = result(self.parsed, text)
+        return {"transactions_per_s": r["transactions_per_s"], "queries_per_s": None,
+                "errors": r["errors"]}
+
+    def latency(self):
+        """New-Order latency: p50, p95, p99, max (ms)."""
+        no = (self.parsed or {}).get("summary", {}).get("NEW_ORDER", {})
+        return {"lat_p50_ms": no.get("p50_ms"), "lat_p95_ms": no.get("p95_ms"),
+                "lat_p99_ms": no.get("p99_ms"), "lat_max_ms": no.get("max_ms")}
+
+    def extra(self):
+        r = result(self.parsed, "".join(self.text))
+        r.pop("transactions_per_s")
+        r.pop("errors")
+        return r
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+CHECK_FAIL_RE = re.compile(r"(?i)(check condition [\d.]+ failed|failed|error)")
+
+
+def check_verdict(text, rc, timed_out, limit_s):
+    """The verdict of `go-tpc tpcc check`: 'passed', 'FAILED: <its first
+    failure line>' (a failed check is a failed run), or 'not finished in
+    N s' (stopped by the harness: not verified)."""
+    failure = next((line.strip() for line in text.splitlines()
+                    if CHECK_FAIL_RE.search(line)), None)
+    if timed_out:
+        return f"not finished in {limit_s} s" + (f" (FAILED before: {failure})" if failure else "")
+    if rc != 0 or failure:
+        return "FAILED: " + (failure or f"go-tpc exited with {rc}")
+    return "passed"
