@@ -26,9 +26,10 @@ USER, PASSWORD, DB = "purgebench", "purgebench", "tpcc"
 INSTALLER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                          "install-go-tpc")
 
-LINE_RE = re.compile(r"^\[(?P<kind>Current|Summary)\] (?P<name>[A-Za-z0-9_]+) - (?P<fields>.*)$")
+LINE_RE = re.compile(r"^\[(?P<kind>Current|Summary)\] (?P<name>[A-Za-z0-9_]+)\s+- (?P<fields>.*)$")
 FIELD_RE = re.compile(r"(?P<key>[A-Za-z0-9.]+(?:\((?:s|ms)\))?): (?P<value>-?[\d.]+)")
 TPMC_RE = re.compile(r"^tpmC: (?P<tpmc>[\d.]+)(?:, tpmTotal: (?P<total>[\d.]+))?")
+QPHH_RE = re.compile(r"^QphH: (?P<qphh>[\d.]+)")
 KEYS = {"Takes(s)": "takes_s", "Count": "count", "TPM": "tpm", "Sum(ms)": "sum_ms",
         "Avg(ms)": "avg_ms", "50th(ms)": "p50_ms", "90th(ms)": "p90_ms", "95th(ms)": "p95_ms",
         "99th(ms)": "p99_ms", "99.9th(ms)": "p999_ms", "Max(ms)": "max_ms"}
@@ -64,9 +65,11 @@ def parse_line(line):
 
 def parse(text):
     """A run's whole output -> {'summary': {name: fields}, 'intervals':
-    [(name, fields)], 'tpmc', 'tpm_total', 'errors': {TYPE: count of its
-    _ERR line}}; the last summary line of a name wins."""
-    out = {"summary": {}, "intervals": [], "tpmc": None, "tpm_total": None, "errors": {}}
+    [(name, fields)], 'tpmc', 'tpm_total', 'qphh' (CH-benCHmark's analytical
+    queries per hour), 'errors': {TYPE or QUERY: count of its _ERR line}};
+    the last summary line of a name wins."""
+    out = {"summary": {}, "intervals": [], "tpmc": None, "tpm_total": None, "qphh": None,
+           "errors": {}}
     for line in text.splitlines():
         p = parse_line(line)
         if p:
@@ -76,6 +79,9 @@ def parse(text):
             else:
                 out["intervals"].append((name, fields))
             continue
+        m = QPHH_RE.match(line.strip())
+        if m:
+            out["qphh"] = float(m.group("qphh"))
         m = TPMC_RE.match(line.strip())
         if m:
             out["tpmc"] = float(m.group("tpmc"))
@@ -134,7 +140,7 @@ def result(parsed, text):
            "error_lines": len(errs), "error_examples": errs[:3]}
     if queries:
         out["ac_queries"] = sum(f["count"] for f in queries.values())
-        out["ac_queries_per_hour"] = sum(per(f, 3600) or 0 for f in queries.values())
+        out["ac_queries_per_hour"] = parsed["qphh"]
     return out
 
 
@@ -200,17 +206,29 @@ class Run:
                 self.proc.kill()
 
 
-CHECK_FAIL_RE = re.compile(r"(?i)(check condition [\d.]+ failed|failed|error)")
+CHECK_BEGIN_RE = re.compile(r"begin to check warehouse (?P<w>\d+) at condition (?P<c>[\d.]+)")
+CHECK_FAIL_RE = re.compile(r"(?i)check .*failed|\bfailed\b|\berror\b")
 
 
 def check_verdict(text, rc, timed_out, limit_s):
     """The verdict of `go-tpc tpcc check`: 'passed', 'FAILED: <its first
-    failure line>' (a failed check is a failed run), or 'not finished in
-    N s' (stopped by the harness: not verified)."""
+    failure line>' (a failed check is a failed run), or, when the harness
+    stopped it at limit_s, which conditions passed and which one had not
+    finished (go-tpc checks them in turn and stops at the first failure;
+    what it prints after the stop, 'Got signal', is not one)."""
+    if timed_out and "Got signal" in text:
+        text = text[:text.index("Got signal")]      # what follows is the stop
+    begun = [(m.group("w"), m.group("c")) for m in CHECK_BEGIN_RE.finditer(text)]
     failure = next((line.strip() for line in text.splitlines()
-                    if CHECK_FAIL_RE.search(line)), None)
-    if timed_out:
-        return f"not finished in {limit_s} s" + (f" (FAILED before: {failure})" if failure else "")
+                    if CHECK_FAIL_RE.search(line) and not CHECK_BEGIN_RE.search(line)), None)
+    if timed_out and not failure:
+        if not begun:
+            return f"not finished in {limit_s} s"
+        passed = [c for _, c in begun[:-1]]
+        w, c = begun[-1]
+        return ((f"{', '.join(passed)} passed; " if passed else "")
+                + f"{c} (warehouse {w}) not finished in {limit_s} s")
     if rc != 0 or failure:
-        return "FAILED: " + (failure or f"go-tpc exited with {rc}")
+        first = failure.splitlines()[0] if failure else f"go-tpc exited with {rc}"
+        return "FAILED: " + first[:200]
     return "passed"
