@@ -20,6 +20,8 @@ import os
 import re
 import subprocess
 
+from . import client
+
 # go-tpc's user on the benchmark server (created by the harness; the
 # server listens on 127.0.0.1 only)
 USER, PASSWORD, DB = "purgebench", "purgebench", "tpcc"
@@ -144,40 +146,28 @@ def result(parsed, text):
     return out
 
 
-class Run:
+class Run(client.ClientRun):
     """A go-tpc run in the background, parsed as it prints (as
     sysbench.Run): each '[Current] NEW_ORDER' line is one interval, its
     New-Order transactions per second and their p95 latency."""
+    name = "go-tpc"
+    error = GoTpcError
 
     def __init__(self, cmd, on_interval=None, on_exit=None):
-        self.cmd = cmd
-        self.on_interval = on_interval
-        self.on_exit = on_exit
-        self.intervals = []
-        self.text = []
         self.t = 0.0
         self.parsed = None
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, bufsize=1)
+        super().__init__(cmd, on_interval, on_exit)
 
-    def pump(self):
-        for line in self.proc.stdout:
-            self.text.append(line)
-            p = parse_line(line)
-            if p and p[0] == "Current" and p[1] == "NEW_ORDER":
-                f = p[2]
-                self.t += f.get("takes_s", 0)
-                iv = {"t": round(self.t, 1), "tps": f.get("tpm", 0) / 60,
-                      "lat_ms": f.get("p95_ms"), "lat_pct": 95}
-                self.intervals.append(iv)
-                if self.on_interval:
-                    self.on_interval(iv)
-        rc = self.proc.wait()
-        if self.on_exit:
-            self.on_exit()
-        text = "".join(self.text)
-        if rc != 0:
-            raise GoTpcError(f"go-tpc exited with {rc}:\n{text[-2000:]}")
+    def interval(self, line):
+        p = parse_line(line)
+        if not (p and p[0] == "Current" and p[1] == "NEW_ORDER"):
+            return None
+        f = p[2]
+        self.t += f.get("takes_s", 0)
+        return {"t": round(self.t, 1), "tps": f.get("tpm", 0) / 60,
+                "lat_ms": f.get("p95_ms"), "lat_pct": 95}
+
+    def summarize(self, text):
         self.parsed = parse(text)
         if not self.parsed["summary"]:
             raise GoTpcError(f"go-tpc printed no summary:\n{text[-2000:]}")
@@ -196,14 +186,6 @@ class Run:
         r.pop("transactions_per_s")
         r.pop("errors")
         return r
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
 
 CHECK_BEGIN_RE = re.compile(r"begin to check warehouse (?P<w>\d+) at condition (?P<c>[\d.]+)")

@@ -18,6 +18,8 @@ import re
 import shutil
 import subprocess
 
+from . import client
+
 INTERVAL_RE = re.compile(
     r"^\[ *(?P<t>\d+(?:\.\d+)?)s \] thds: (?P<thds>\d+) tps: (?P<tps>[\d.]+) "
     r"qps: (?P<qps>[\d.]+) \(r/w/o: [\d./]+\) lat \(ms,(?P<pct>\d+)%\): (?P<lat>[\d.]+) "
@@ -155,47 +157,17 @@ def prepare(socket, test, tables, table_size, threads=2, extra=()):
     return cmd
 
 
-class Run:
+class Run(client.ClientRun):
     """A sysbench run in the background; intervals are parsed as they come."""
+    name = "sysbench"
+    error = SysbenchError
 
-    def __init__(self, cmd, on_interval=None, on_exit=None):
-        self.cmd = cmd
-        self.on_exit = on_exit
-        self.intervals = []
-        self.text = []
-        self.on_interval = on_interval
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, bufsize=1)
+    def interval(self, line):
+        return parse_interval(line)
 
-    def pump(self):
-        """Read all output until sysbench exits; return the summary."""
-        for line in self.proc.stdout:
-            self.text.append(line)
-            iv = parse_interval(line)
-            if iv:
-                self.intervals.append(iv)
-                if self.on_interval:
-                    self.on_interval(iv)
-        rc = self.proc.wait()
-        if self.on_exit:
-            self.on_exit()
-        text = "".join(self.text)
-        if rc != 0:
-            raise SysbenchError(f"sysbench exited with {rc}:\n{text[-2000:]}")
+    def summarize(self, text):
         return parse_summary(text)
 
     def latency(self):
         """p50/p95/p99/max transaction latency of the run (latency())."""
         return latency("".join(self.text))
-
-    def extra(self):
-        """What a run of this client adds to its result: nothing."""
-        return {}
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()

@@ -14,6 +14,15 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from purgebench import bench, cpuload, sampler, stats, sysbench  # noqa: E402
 from purgebench.server import Installation, ServerError, parse_backlog  # noqa: E402
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def fixture(name):
+    """A saved client output (tools/tests/fixtures/NAME)."""
+    with open(os.path.join(FIXTURES, name)) as f:
+        return f.read()
+
+
 INTERVAL = ("[ 10s ] thds: 4 tps: 612.93 qps: 12271.55 (r/w/o: 8594.66/2451.73/1225.16) "
             "lat (ms,95%): 9.22 err/s: 0.00 reconn/s: 0.00")
 SUMMARY = """SQL statistics:

@@ -14,13 +14,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from purgebench import bench, progress, report, sysbench, workloads  # noqa: E402
 import test_purgebench as tp  # noqa: E402
+from test_purgebench import fixture  # noqa: E402
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-
-
-def fixture(name):
-    with open(os.path.join(FIXTURES, name)) as f:
-        return f.read()
 
 
 class WorkloadTest(unittest.TestCase):
