@@ -957,12 +957,34 @@ def gotpc_tables(sc, runs):
     return [(sc, header, rows)]
 
 
+# the throughput that headline() compares, by scenario
+HEADLINE_KEY = {"backlog-vs-lag": "qps", "tpcc": "tpmc", "ch": "tpmc"}
+
+
 def headline(runs):
-    """The summary's opening: for each backlog-vs-lag target, one sentence
-    per arm (history p95 as a multiple of the target, throughput as a share
-    of unthrottled, paired by repeat, latency p95); one sentence for a
-    thread-sweep. Medians over the repeats."""
+    """The summary's opening: for each target of backlog-vs-lag, tpcc and
+    ch, one sentence per arm (history p95 as a multiple of the target,
+    throughput (qps, tpmC) as a share of unthrottled, paired by repeat,
+    latency p95); one sentence for a thread-sweep. Medians over the
+    repeats."""
     out = []
+    for sc, key in HEADLINE_KEY.items():
+        out += target_sentences(sc, key, [r for r in runs if r["scenario"] == sc])
+    sweep = [r for r in runs if r["scenario"] == "thread-sweep"]
+    if sweep:
+        _, header, rows = sweep_table(sweep)
+        rel = [h for h in header if h.endswith(" tps") and " / " in h]
+        if rel:
+            i = header.index(rel[0])
+            cells = ", ".join(f"{row[0]}: {row[i]}" for row in rows)
+            out.append(("thread-sweep", [f"{rel[0]} by threads: {cells}."]))
+    return out
+
+
+def target_sentences(sc, key, blv):
+    """headline()'s sentences for the runs of one scenario with targets."""
+    out = []
+    unit = "tpmC" if key == "tpmc" else key
 
     def med(rs, k):
         return stats.summary([r.get(k) for r in rs])["median"]
@@ -970,7 +992,6 @@ def headline(runs):
     def ms(v):
         return "-" if v is None else f"{v:,.3g} ms" if v < 100 else f"{v:,.0f} ms"
 
-    blv = [r for r in runs if r["scenario"] == "backlog-vs-lag"]
     servers = []
     for r in blv:
         if r.get("server") not in servers:
@@ -989,16 +1010,16 @@ def headline(runs):
             if un:
                 h = med(un, "history_p95")
                 lines.append(f"{prefix}unthrottled: history p95 {fmt(h)} "
-                             f"({h / lag:.2f}x the target), {fmt(med(un, 'qps'))} qps, "
+                             f"({h / lag:.2f}x the target), {fmt(med(un, key))} {unit}, "
                              f"latency p95 {ms(med(un, 'lat_p95_ms'))}."
                              if h is not None else f"{prefix}unthrottled: no history samples.")
             for arm in arms:
                 rs = [r for r in at if r["arm"] == arm]
                 h = med(rs, "history_p95")
-                q = stats.summary([stats.ratio(r.get("qps"), next(
-                    (u.get("qps") for u in un if u["repeat"] == r["repeat"]), None))
+                q = stats.summary([stats.ratio(r.get(key), next(
+                    (u.get(key) for u in un if u["repeat"] == r["repeat"]), None))
                     for r in rs])["median"]
-                share = f" at {q:.2f} of unthrottled qps" if q is not None else ""
+                share = f" at {q:.2f} of unthrottled {unit}" if q is not None else ""
                 lines.append(f"{arm}: history p95 {h / lag:.2f}x the target{share}, "
                              f"latency p95 {ms(med(rs, 'lat_p95_ms'))}."
                              if h is not None else f"{arm}: no history samples.")
@@ -1007,16 +1028,8 @@ def headline(runs):
                 lines.append(f"The unthrottled history stayed under the target ({fmt(hu)} <= "
                              f"{fmt(lag)}): the throttles had nothing to do here; raise "
                              "--threads or lower --lags.")
-            out.append((f"backlog-vs-lag, target {fmt(lag)} (innodb_max_purge_lag)"
+            out.append((f"{sc}, target {fmt(lag)} (innodb_max_purge_lag)"
                         + (f", {server}" if server else ""), lines))
-    sweep = [r for r in runs if r["scenario"] == "thread-sweep"]
-    if sweep:
-        _, header, rows = sweep_table(sweep)
-        rel = [h for h in header if h.endswith(" tps") and " / " in h]
-        if rel:
-            i = header.index(rel[0])
-            cells = ", ".join(f"{row[0]}: {row[i]}" for row in rows)
-            out.append(("thread-sweep", [f"{rel[0]} by threads: {cells}."]))
     return out
 
 

@@ -197,6 +197,14 @@ class HeadlineTest(unittest.TestCase):
             "adaptive@10000: history p95 1.04x the target at 0.96 of unthrottled qps, "
             "latency p95 50 ms."], lines)
 
+    def test_tpcc_compares_tpmc(self):
+        runs = [dict(run("unthrottled", 1, 0, 38456), scenario="tpcc", tpmc=38606),
+                dict(run("adaptive@2000", 1, 0, 1825, 2000), scenario="tpcc", tpmc=37479)]
+        (title, lines), = bench.headline(runs)
+        self.assertEqual("tpcc, target 2,000 (innodb_max_purge_lag)", title)
+        self.assertEqual("adaptive@2000: history p95 0.91x the target at 0.97 of unthrottled "
+                         "tpmC, latency p95 10 ms.", lines[1])
+
     def test_says_when_the_throttles_had_nothing_to_do(self):
         runs = [run("unthrottled", 1, 1000, 7894), run("adaptive@10000", 1, 1000, 7000, 10000)]
         (title, lines), = bench.headline(runs)
