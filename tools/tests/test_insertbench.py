@@ -450,7 +450,10 @@ class RelativeTableTest(unittest.TestCase):
         self.assertEqual("-", cells["queries/s"])
         self.assertEqual("1.5 / 150", cells["latency ms p99 / max"])
         self.assertEqual("25.0", cells["server CPU µs/op"])
-        self.assertEqual("100", cells["database MB"])
+        self.assertEqual("100", cells["database MB (table)"])
+        (_, head, (one,)), = ib.relative_table(
+            {"a": [row("l.i1", "a", 1.0, db_bytes=150 * 2**20, table_bytes=100 * 2**20)]})
+        self.assertEqual("150 (table 100)", dict(zip(head, one))["database MB (table)"])
         self.assertEqual("unpaced", cells["writers"])
         self.assertEqual("sustained (200 of 200 rows/s)", dict(zip(header, rows[2]))["writers"])
         self.assertEqual("not sustained (150 of 200 rows/s)",
