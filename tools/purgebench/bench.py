@@ -441,7 +441,7 @@ class Bench:
         cpu = [insertbench.proc_cpu_seconds(srv.proc.pid), None]
         with cpuload.spinning(self.args.cpu_load):
             def on_exit():      # the last sample is taken under load
-                smp.stop()
+                smp.stop(final=True)
                 cpu[1] = insertbench.proc_cpu_seconds(srv.proc.pid)
                 srv.signal_shutdown()
             run = sysbench.Run(cmd, on_interval=on_interval, on_exit=on_exit)
@@ -460,7 +460,8 @@ class Bench:
         hist = [s.get("innodb_history_list_length") for s in samples]
         trx = (s1["trx_id_counter"] - s0["trx_id_counter"]) / 2 \
             if s1.get("trx_id_counter") and s0.get("trx_id_counter") else None
-        lsn = (s0.get("innodb_lsn_current"), s1.get("innodb_lsn_current"))
+        # the LSN when the load stopped (a run may be shorter than a sample)
+        lsn = (s0.get("innodb_lsn_current"), (smp.final or s1).get("innodb_lsn_current"))
         result = dict(scenario=scenario, arm=arm, repeat=repeat, threads=threads,
                       seconds=seconds, rate=rate, settings=settings,
                       cpu_load=self.args.cpu_load,

@@ -274,7 +274,7 @@ class StepServer(tp.FakeServer):
 
 class FakeSampler:
     def __init__(self, socket, on_sample=None):
-        self.cpu_s, self.errors = 0.01, 0
+        self.cpu_s, self.errors, self.final = 0.01, 0, None
 
     def sample(self):
         return {"innodb_lsn_current": 1000, "trx_id_counter": 10,
@@ -283,8 +283,11 @@ class FakeSampler:
     def start(self):
         pass
 
-    def stop(self):
-        return [{"t": 1.0, "innodb_lsn_current": 1000 + 500 * 2000, "trx_id_counter": 30,
+    def stop(self, final=False):
+        # the last sample a second ago; the LSN when the load stopped a bit higher
+        if final:
+            self.final = dict(self.sample(), innodb_lsn_current=1000 + 500 * 2000)
+        return [{"t": 1.0, "innodb_lsn_current": 1000 + 400 * 2000, "trx_id_counter": 30,
                  "innodb_history_list_length": 7}]
 
 
