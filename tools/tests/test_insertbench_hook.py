@@ -6,9 +6,7 @@ the options and counters run_arm() passes on, the report's plot."""
 
 import io
 import os
-import shutil
 import sys
-import tempfile
 import unittest
 from unittest import mock
 
