@@ -26,11 +26,12 @@ import subprocess
 import sys
 import time
 
-from . import cpuload, gotpc, progress, report, sampler, stats, sysbench, workloads
+from . import cpuload, gotpc, insertbench, progress, report, sampler, stats, sysbench, \
+    workloads
 from .server import Installation, Server, ServerError, free_port
 
 SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-             "thread-sweep", "tpcc", "ch")
+             "thread-sweep", "tpcc", "ch", "insert-benchmark")
 # scenarios whose client (go-tpc) connects over TCP: the server then listens
 # on 127.0.0.1 only, on a free port
 TCP_SCENARIOS = ("tpcc", "ch")
@@ -55,6 +56,16 @@ SCALE = {
     "thread-sweep": dict(test="oltp_update_non_index", tables=(1, 1), rows=(100000, 1000000),
                          threads=((1, 4, 16, 64, 256, 1024), (1, 4, 16, 64, 256, 1024, 4096)),
                          time=(20, 60)),
+    # the Insert Benchmark's steps on one table (insertbench.plan_steps():
+    # rows = the table's, l.i1 and l.i2 insert 40% and 10% of it; time = each
+    # query step's; threads = writers, as many readers); unthrottled and each
+    # throttle at these targets
+    "insert-benchmark": dict(test=insertbench.LUA, tables=(1, 1),
+                             rows=tuple(insertbench.SIZES[f]["table_rows"] for f in (False, True)),
+                             threads=(insertbench.DEFAULT_WRITERS,) * 2,
+                             time=tuple(insertbench.SIZES[f]["query_seconds"]
+                                        for f in (False, True)),
+                             lags=((10000,), (10000,))),
 }
 SCALE.update({
     # TPC-C through go-tpc: the data is loaded once per server and restored
@@ -395,25 +406,33 @@ class Bench:
         """What sysbench runs in a scenario: --workload, or its own."""
         return self.args.workload or SCALE[scenario]["test"]
 
+    def sb_for(self, test):
+        """The --sb-option options a script gets: the Insert Benchmark's
+        script its own (ib_*), any other script the others."""
+        mine = test == insertbench.LUA
+        return [o for o in self.sb_extra if insertbench.is_script_option(o) == mine]
+
     def ensure_tables(self, t, test, tables, rows):
         """Prepare the tables once per data directory and workload (and its
         options): a run that follows on the same ones reuses them."""
-        key = (test, tables, rows, tuple(self.sb_extra))
+        key = (test, tables, rows, tuple(self.sb_for(test)))
         if t.prepared == key:
             return
         t.server.query("DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest")
-        cmd = sysbench.prepare(t.server.socket, test, tables, rows, extra=self.sb_extra)
+        cmd = sysbench.prepare(t.server.socket, test, tables, rows, extra=self.sb_for(test))
         self.commands.append(" ".join(cmd))
         t.prepared = key
         t.server.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
 
     # -- one measured run --------------------------------------------------
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
-                repeat, rate=None, extra=None, client=None):
+                repeat, rate=None, extra=None, client=None, options=(), parse=None):
         """One measured run. client: None for sysbench on the sbtest tables
         (prepared here), or a function of the server that returns the
         command of another client and a function that starts it (on_interval,
-        on_exit), as sysbench.Run (gotpc.Run)."""
+        on_exit), as sysbench.Run (gotpc.Run). options: more options for this
+        run's sysbench command (not for the prepare of its tables); parse: a
+        function of the client's whole output whose dict goes into the result."""
         srv = self.use(t)
         if client is None:
             self.ensure_tables(t, test, tables, rows)
@@ -425,7 +444,8 @@ class Bench:
         srv.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
         if client is None:
             cmd = sysbench.command(test, "run", srv.socket, tables, rows, threads=threads,
-                                   time_s=seconds, rate=rate, extra=self.sb_extra)
+                                   time_s=seconds, rate=rate,
+                                   extra=self.sb_for(test) + list(options))
 
             def start(**kw):
                 return sysbench.Run(cmd, **kw)
@@ -446,9 +466,12 @@ class Bench:
         smp = sampler.Sampler(srv.socket, on_sample=on_sample)
         s0 = smp.sample()
         smp.start()
+        # the server's CPU time (utime + stime) over the load, not its shutdown
+        cpu = [insertbench.proc_cpu_seconds(srv.proc.pid), None]
         with cpuload.spinning(self.args.cpu_load):
             def on_exit():      # the last sample is taken under load
-                smp.stop()
+                smp.stop(final=True)
+                cpu[1] = insertbench.proc_cpu_seconds(srv.proc.pid)
                 srv.signal_shutdown()
             run = start(on_interval=on_interval, on_exit=on_exit)
             try:
@@ -466,6 +489,8 @@ class Bench:
         hist = [s.get("innodb_history_list_length") for s in samples]
         trx = (s1["trx_id_counter"] - s0["trx_id_counter"]) / 2 \
             if s1.get("trx_id_counter") and s0.get("trx_id_counter") else None
+        # the LSN when the load stopped (a run may be shorter than a sample)
+        lsn = (s0.get("innodb_lsn_current"), (smp.final or s1).get("innodb_lsn_current"))
         result = dict(scenario=scenario, arm=arm, repeat=repeat, threads=threads,
                       seconds=seconds, rate=rate, settings=settings,
                       cpu_load=self.args.cpu_load,
@@ -484,7 +509,10 @@ class Bench:
                           s0.get("innodb_lsn_current"), s1.get("innodb_lsn_current"),
                           s0.get("trx_id_counter"), s1.get("trx_id_counter")),
                       trx=trx, samples=samples, intervals=run.intervals,
-                      **stats.history_composition(samples))
+                      redo_bytes=None if None in lsn else lsn[1] - lsn[0],
+                      server_cpu_s=None if None in cpu else round(cpu[1] - cpu[0], 3),
+                      **stats.history_composition(samples),
+                      **(parse("".join(run.text)) if parse else {}))
         self.keep(t, result, extra)
         self.log(f"  {scenario} {arm} #{repeat}: tps {fmt(result['tps'])} "
                  f"qps {fmt(result['qps'])} latency p95 {fmt(result['lat_p95_ms'], 2)} ms "
@@ -521,7 +549,7 @@ class Bench:
                 arms.append(("adaptive@1000", {"innodb_max_purge_lag": 1000,
                                                "innodb_purge_throttle": "adaptive"}))
             return arms
-        if scenario == "backlog-vs-lag":
+        if scenario in ("backlog-vs-lag", insertbench.SCENARIO):
             arms = []
             base = {"innodb_max_purge_lag": lag, "innodb_max_purge_lag_delay": 5000}
             if fork:
@@ -568,6 +596,8 @@ class Bench:
             self.log(f"== {name}: go-tpc {name}, {seconds}s, {self.args.repeats} repeat(s)")
             self.gotpc_scenario(name, seconds, self.args.repeats)
             return
+        if name == insertbench.SCENARIO:
+            return self.insert_benchmark()
         test, tables, rows = self.workload(name), self.pick(name, "tables"), self.pick(name, "rows")
         seconds = self.args.time or self.pick(name, "time")
         tables = self.args.tables or tables
@@ -728,6 +758,66 @@ class Bench:
         srv.shutdown(slow=False)
         return {"check": verdict, "check_s": round(time.time() - t0, 1),
                 "check_passed": verdict.startswith("passed")}
+    def insert_benchmark(self):
+        """The Insert Benchmark (insertbench): each arm in turn (rotated per
+        repeat) runs every step on a table of its own, prepared afresh; the
+        steps of an arm share the table. Arms: unthrottled and each throttle
+        at each target, as backlog-vs-lag (a stock server: formula only)."""
+        name = insertbench.SCENARIO
+        steps = ib_plan(self.args)
+        lags = self.args.lags or self.pick(name, "lags")
+        self.start_all()
+        if self.args.workload:
+            self.log(f"  {name} runs its own script, not --workload")
+        first = steps[0]
+        self.log(f"== {name}: 1 table of {first['table_rows']:,} rows, {first['writers']} "
+                 f"writer(s), {steps[-1]['readers']} reader(s) in the query steps, "
+                 f"{' '.join(s['name'] for s in steps)}, query steps {steps[-1]['seconds']}s"
+                 + (f", {' '.join(self.sb_for(insertbench.LUA))}"
+                    if self.sb_for(insertbench.LUA) else "")
+                 + f", {self.args.repeats} repeat(s); about "
+                 f"{insertbench.estimated_seconds(steps) / 60:.0f} min per arm (estimate)")
+        for r in range(1, self.args.repeats + 1):
+            arms = [(t, arm, st, None) for t, arm, st in
+                    self.plan(name, fixed=[("unthrottled", {"innodb_max_purge_lag": 0})])]
+            for lag in lags:
+                arms += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
+            # rotate whole arms: each arm runs all its steps in order
+            for t, arm, st, extra in rotate(arms, r):
+                t.prepared = None       # a fresh table: drop sbtest and prepare again
+                for step in steps:
+                    self.ib_step(t, arm, st, step, r, extra)
+
+    def ib_step(self, t, arm, settings, step, repeat, extra=None):
+        """One step of the Insert Benchmark for one arm: a run_arm() with
+        the step's options, its counters parsed, the database's size taken
+        once the server is down, and its row of the tables."""
+        name = insertbench.SCENARIO
+
+        def parse(text):
+            try:
+                return {"ib": insertbench.parse_ib_output(text)}
+            except ValueError as e:
+                self.log(f"  {name} {t.arm(arm)}@{step['name']}: the script's counters "
+                         f"do not parse: {e}")
+                return {"ib": None}
+
+        res = self.run_arm(t, name, f"{arm}@{step['name']}", settings, insertbench.LUA, 1,
+                           step["table_rows"], step["threads"], step["time_limit"], repeat,
+                           extra=dict(extra or {}, ib_step=step["name"]),
+                           options=insertbench.sysbench_options(step), parse=parse)
+        res["db_bytes"] = insertbench.db_bytes(t.server.datadir)
+        res["table_bytes"] = insertbench.db_bytes(t.server.datadir, system=False)
+        row = res["ib_row"] = insertbench.step_row(step, t.arm(arm), res)
+        c = res.get("ib") or {}
+        if step["rows"] and c.get("rows_inserted", 0) < step["rows"]:
+            self.log(f"  {name} {t.arm(arm)}@{step['name']}: only "
+                     f"{fmt(c.get('rows_inserted', 0))} of {fmt(step['rows'])} rows in "
+                     f"within {step['time_limit']}s")
+        self.log(f"  {name} {t.arm(arm)}@{step['name']} #{repeat}: inserts/s "
+                 f"{fmt(row['inserts_per_s'])} queries/s {fmt(row['queries_per_s'])}"
+                 + (f" writers {row['sustained']}" if row["sustained"] else ""))
+        return res
 
     # -- summary ---------------------------------------------------------
     def tables(self):
@@ -759,6 +849,9 @@ class Bench:
         sustained = {t: v for t, v in sustained.items() if v}
         for sc in scen:
             arms = [k[1] for k in by if k[0] == sc]
+            if sc == insertbench.SCENARIO:
+                out.extend(self.ib_tables([r for r in self.runs if r["scenario"] == sc]))
+                continue
             if sc == "thread-sweep":
                 out.append(sweep_table([r for r in self.runs if r["scenario"] == sc]))
                 continue
@@ -840,6 +933,17 @@ class Bench:
                                  "throttle in force (% of samples)"],
                                 held))
         return out
+
+    def ib_tables(self, runs):
+        """insert-benchmark's tables: per step and arm, and each arm over
+        the first arm (the first server's unthrottled); when two servers are
+        compared, also B's arm over A's arm of the same name."""
+        results = insertbench.rows_by_arm(runs)
+        pairs = []
+        if len(self.targets) > 1:
+            a, b = self.targets
+            pairs = [(arm, a.arm(arm[len(b.prefix):])) for arm in results if b.owns(arm)]
+        return insertbench.relative_table(results, pairs=pairs)
 
     def finish(self):
         report.write_samples(self.outdir, self.runs)
@@ -1033,6 +1137,15 @@ def target_sentences(sc, key, blv):
     return out
 
 
+def ib_plan(args):
+    """insert-benchmark's steps (insertbench.plan_steps()) for the options:
+    --rows the table's rows, --time each query step's seconds, --threads
+    the writers (and as many readers), --full the larger sizes. ValueError
+    for a plan whose writers would run out of rows to delete."""
+    return insertbench.plan_steps(args.full, writers=args.threads or insertbench.DEFAULT_WRITERS,
+                                  table_rows=args.rows, query_seconds=args.time)
+
+
 def lag_measure(res):
     """The status variable that shows how far purge is behind in a run: the
     committed transactions that it has not parsed yet (the fork's
@@ -1129,12 +1242,18 @@ def parse_args(argv):
     ap.add_argument("--repeats", type=positive, default=None,
                     help="repeats of each arm, their order rotated (default 1; 2 for the "
                          "default run, no SCENARIO given)")
-    ap.add_argument("--time", type=int, default=None, help="seconds per run (override)")
-    ap.add_argument("--threads", type=int, default=None, help="threads for backlog-vs-lag and purge-capacity")
+    ap.add_argument("--time", type=int, default=None,
+                    help="seconds per run (override; insert-benchmark: per query step)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="threads for backlog-vs-lag and purge-capacity; insert-benchmark: "
+                         "writers, and as many readers in the query steps (default 2)")
     ap.add_argument("--tables", type=int, default=None, help="sysbench tables (override)")
-    ap.add_argument("--rows", type=int, default=None, help="rows per table (override)")
+    ap.add_argument("--rows", type=int, default=None,
+                    help="rows per table (override; insert-benchmark: the table's rows, "
+                         "of which l.i1 inserts 40%% and l.i2 10%%)")
     ap.add_argument("--lags", type=lags, default=None, metavar="N[,N...]",
-                    help="innodb_max_purge_lag values for backlog-vs-lag, e.g. 10000,100000")
+                    help="innodb_max_purge_lag values for backlog-vs-lag and insert-benchmark, "
+                         "e.g. 10000,100000")
     ap.add_argument("--rates", type=rates, default=None, metavar="N[,N...]",
                     help="purge-capacity: the paced write rates to try, transactions per "
                          "second, in increasing order (default 500,1000,2000,4000,8000, with --full "
@@ -1180,6 +1299,16 @@ def parse_args(argv):
     if bad:
         ap.error(f"--arms {bad[0]}: choose from formula, uncoupled, adaptive "
                  "(unthrottled alone: --arms unthrottled)")
+    for opt in a.sb_option:
+        key = opt.lstrip("-").partition("=")[0]
+        if key in insertbench.SET_BY_HARNESS:
+            ap.error(f"--sb-option {opt[2:]}: purgebench sets --{key} for each "
+                     f"insert-benchmark step itself")
+    if insertbench.SCENARIO in a.scenarios:
+        try:
+            ib_plan(a)
+        except ValueError as e:
+            ap.error(f"insert-benchmark: {e}; raise --rows, or lower --time or --threads")
     if a.workload:
         try:
             a.workload = workloads.resolve(a.workload)

@@ -5,10 +5,9 @@ lua/insert_benchmark.lua. Pure logic, no server: the step plan, the
 command lines, the parser of the script's counter lines, the check of the
 writers' rate, the server's CPU time and database size, and the tables.
 
-Status: NOT yet hooked into bench.py, and NOT yet run against a server
-(only sysbench's --mysql-dry-run, which connects nowhere, has run the
-script). The parser's fixture, tests/fixtures/insertbench-counters.txt, is
-written by hand in the script's format.
+Run by bench.py as the scenario insert-benchmark (Bench.insert_benchmark(),
+docs/benchmarks.md); tests/fixtures/insertbench-counters.txt is the client
+output of a query step against the release build of 10.11.18.
 
 The steps (plan_steps()), in order, on one table that they share:
   l.i0   load table_rows rows in primary-key order, no secondary indexes
@@ -25,74 +24,26 @@ The default sizes take about 10 minutes on the 2-core machine
 (estimated_seconds(); the rates behind it, ESTIMATED_ROWS_PER_S, are guesses
 until a run measures them), --full about 40 minutes.
 
-How a scenario "insert-benchmark" in bench.py is to call this module
---------------------------------------------------------------------
-1. SCENARIOS gains "insert-benchmark". Its plan:
-       steps = insertbench.plan_steps(self.full, writers=self.args.threads or 2)
-   (readers default to one per writer, as the benchmark's one query client
-   per writer client). Its arms come from arms_for(t, "insert-benchmark")
-   (to be added there, e.g. unthrottled and each throttle at --lags[0]);
-   the first arm is the base of the relative table.
-2. Order: arm after arm (rotated per repeat as elsewhere), and within an arm
-   every step in plan order on a fresh table, because each step works on
-   the table the steps before it left. Before an arm's l.i0:
-       t.prepared = None     # ensure_tables() then drops sbtest and runs
-                             # insertbench.prepare_command()'s equivalent:
-                             # sysbench LUA --tables=1 --table-size=N prepare
-   ensure_tables(t, insertbench.LUA, 1, step["table_rows"]) keeps its key
-   for the later steps, so the table is not prepared again between steps.
-   Rotate the list of arms (rotate() on [(t, arm, settings)]), then expand
-   each arm into its steps: rotate() on runs named ARM@STEP would see one
-   group per step and reorder the steps.
-3. Each step is one run_arm() call:
-       res = self.run_arm(t, "insert-benchmark", f"{arm}@{step['name']}", st,
-                          insertbench.LUA, 1, step["table_rows"],
-                          step["threads"], step["time_limit"], r,
-                          options=insertbench.sysbench_options(step),
-                          extra={"ib_step": step["name"]})
-   which makes the command line of insertbench.command(step, socket):
-       sysbench .../lua/insert_benchmark.lua --mysql-socket=S --mysql-user=root
-         --mysql-db=sbtest --tables=1 --table-size=N --threads=T
-         --db-ps-mode=auto --rand-type=uniform --time=TIME_LIMIT
-         --report-interval=1 --percentile=95 --histogram=on
-         --mysql-ignore-errors=1213,1205 --ib_step=... --ib_table=ib1
-         --ib_rows=... --ib_rows_per_commit=... --ib_writers=...
-         --ib_writer_rate=... --ib_query=... --ib_range_length=... run
-   Row-limited steps (l.i0, l.i1, l.i2) end when their rows are in;
-   time_limit only stops one that runs far slower than estimated.
-   The arm name ARM@STEP keeps client-output/ files apart; split_arm()
-   takes it apart again. run_arm() ends every step with a slow shutdown
-   (all history purged before the next step, as the benchmark waits for
-   purge between steps) and the next step starts the server again; 10.11
-   dumps and reloads the buffer pool by default, so a step starts warm-ish.
-4. What run_arm() must add to its result for this module (it has none of
-   it today):
-     options=()       a new parameter: the step's Lua options, appended to
-                      the sysbench command, and NOT part of ensure_tables()'s
-                      key (self.sb_extra is, and would re-prepare every step)
-     res["ib"]        parse_ib_output("".join(run.text))
-     res["server_cpu_s"]  proc_cpu_seconds(srv.proc.pid) taken just before
-                      sysbench.Run() starts and again in on_exit() before
-                      srv.signal_shutdown(): the difference (mariadbd's
-                      utime + stime over the step; the slow shutdown's purge
-                      is not in it)
-     res["redo_bytes"]    s1["innodb_lsn_current"] - s0["innodb_lsn_current"]
-                      (run_arm keeps only the per-transaction ratio today;
-                      without it step_row() falls back to the first and last
-                      samples, which miss the first second)
-   and after run_arm() returns (the server is down, its files quiet):
-     res["db_bytes"]  db_bytes(t.server.datadir)
-     res["ib_row"]    step_row(step, arm, res)
-   From the existing result step_row() reads lat_p99_ms, lat_max_ms,
-   history_p95, history_max, samples (only for the redo fallback) and
-   repeat.
-5. Bench.tables(): for the scenario, instead of the generic table,
-       out.extend(insertbench.relative_table(
-           insertbench.rows_by_arm(runs_of_the_scenario)))
-   (when two servers are compared, arm names carry the server's label, so
-   the first server's first arm is the base).
-6. parse_args(): "insert-benchmark" among the scenario choices; --threads
-   sets the writers. Nothing else is needed; --full picks the larger sizes.
+How bench.py runs it
+--------------------
+Plan: ib_plan() = plan_steps(--full, writers=--threads or 2, table_rows=
+--rows, query_seconds=--time), checked in parse_args() before any server
+starts. Arms: unthrottled and each throttle at each --lags target, as in
+backlog-vs-lag (arms_for(); a stock server runs formula only), rotated
+per repeat as whole arms; an arm runs every step in plan order on a table
+of its own (t.prepared = None before its l.i0: ensure_tables() drops
+sbtest and runs the script's prepare; the later steps keep its key).
+Each step is one run_arm() named ARM@STEP (split_arm()), given
+options=sysbench_options(step) (for the run only, not the prepare) and
+parse=parse_ib_output (res["ib"]); run_arm() adds server_cpu_s (mariadbd's
+utime + stime from /proc over the load, not its shutdown) and redo_bytes
+(LSN under load). Each step ends with run_arm()'s slow shutdown, so all
+history is purged before the next step starts the server again (10.11
+dumps and reloads the buffer pool, so a step starts warm-ish). With the
+server down, Bench.ib_step() adds db_bytes() and table_bytes, and
+step_row() as res["ib_row"]; Bench.tables() shows relative_table() of
+rows_by_arm(), report.insertbench_plot() draws throughput_series() and the
+history across the steps of each arm.
 """
 
 import os
@@ -164,12 +115,17 @@ def plan_steps(full=False, writers=DEFAULT_WRITERS, readers=None, table_rows=Non
         time_limit      sysbench --time: seconds for a query step; for the
                         others TIME_CAP x the estimate, at least MIN_TIME_LIMIT
         table_rows      the table's size (sysbench --table-size)
-    Sizes default to SIZES[full]; readers to one per writer. A writer deletes
+    Sizes default to SIZES[full]; a table_rows given without i1_rows or
+    i2_rows scales them with it (as SIZES: 40% and 10% of the table);
+    readers default to one per writer. A writer deletes
     only rows that were there when its step began, 1/writers of them, so a
     step in which a writer would insert more than SHARE x table_rows /
     writers rows is refused (ValueError), as are fewer than 1 writer or
     reader."""
     size = dict(SIZES[bool(full)])
+    if table_rows is not None:
+        for key in ("i1_rows", "i2_rows"):
+            size[key] = max(1, size[key] * table_rows // size["table_rows"])
     for key, value in (("table_rows", table_rows), ("i1_rows", i1_rows),
                        ("i2_rows", i2_rows), ("query_seconds", query_seconds)):
         if value is not None:
@@ -232,6 +188,19 @@ def sysbench_options(step, table=TABLE):
             f"--ib_writer_rate={step['rate'] or 0}",
             f"--ib_query={step['query'] or 'range'}",
             f"--ib_range_length={step['range_length']}"]
+
+
+# the script's options that plan_steps() and sysbench_options() set for
+# each step: --sb-option may not set them
+SET_BY_HARNESS = ("ib_step", "ib_table", "ib_rows", "ib_rows_per_commit", "ib_writers",
+                  "ib_writer_rate", "ib_query", "ib_range_length")
+
+
+def is_script_option(option):
+    """Whether an --sb-option ('--KEY=VALUE') is this script's (ib_*, e.g.
+    --ib_data_max=4000): the script gets those and only those; the others
+    are for the sysbench workloads of the other scenarios."""
+    return option.lstrip("-").startswith("ib_")
 
 
 def command(step, socket, table=TABLE):
@@ -363,12 +332,15 @@ def proc_cpu_seconds(pid, proc="/proc"):
 UNDO_RE = re.compile(r"^(ibdata\d+|undo\d+)$")
 
 
-def db_bytes(datadir, db="sbtest"):
+def db_bytes(datadir, db="sbtest", system=True):
     """Bytes on disk of the benchmark's database: the files under
     DATADIR/DB (the table's .ibd: its rows, its delete-marked rows purge has
-    not removed yet, free pages) plus the system and undo tablespaces
-    (ibdata*, undo*), where the history lives. None when DATADIR/DB is not
-    there. Meant for a stopped server (after run_arm()'s shutdown)."""
+    not removed yet, free pages) plus, unless system is false, the system
+    and undo tablespaces (ibdata*, undo*), where the history lives. None
+    when DATADIR/DB is not there. Meant for a stopped server (after
+    run_arm()'s shutdown). The system tablespace never shrinks (10.11 keeps
+    the undo logs in it by default, innodb_undo_tablespaces=0): what an
+    earlier arm on the same data directory made it grow stays in it."""
     path = os.path.join(datadir, db)
     if not os.path.isdir(path):
         return None
@@ -376,6 +348,8 @@ def db_bytes(datadir, db="sbtest"):
     for root, _, files in os.walk(path):
         for name in files:
             total += os.path.getsize(os.path.join(root, name))
+    if not system:
+        return total
     for name in os.listdir(datadir):
         full = os.path.join(datadir, name)
         if UNDO_RE.match(name) and os.path.isfile(full):
@@ -421,6 +395,7 @@ def step_row(step, arm, res, counters=None, cpu_s=None, db_size=None, redo_bytes
       history_p95, history_max, redo_bytes_per_row (per inserted row; l.x:
       per table row), ops and cpu_s_per_op (server CPU seconds per query in
       a query step, per inserted row in l.i*, per table row in l.x), db_bytes,
+      table_bytes (res's, the table's files alone: db_bytes(system=False)),
       writers, target_rate, achieved_rate (rows/s of all writers) and
       sustained (sustained(): a verdict in a paced step, else None)."""
     c = counters if counters is not None else res.get("ib") or {}
@@ -456,10 +431,33 @@ def step_row(step, arm, res, counters=None, cpu_s=None, db_size=None, redo_bytes
                 lat_p99_ms=res.get("lat_p99_ms"), lat_max_ms=res.get("lat_max_ms"),
                 history_p95=res.get("history_p95"), history_max=res.get("history_max"),
                 redo_bytes_per_row=redo_per_row, ops=ops, cpu_s_per_op=_per(cpu_s, ops),
-                db_bytes=db_size, writers=writers if kind != "index" else 0,
+                db_bytes=db_size, table_bytes=res.get("table_bytes"),
+                writers=writers if kind != "index" else 0,
                 target_rate=target,
                 achieved_rate=achieved,
                 sustained=verdict if verdict in ("sustained", "not sustained") else None)
+
+
+def throughput_series(res):
+    """One step's throughput per second, from sysbench's report intervals
+    (res["intervals"]: t, tps = events/s) and the script's counters
+    (res["ib"]): [(t, value)], what relative_table() compares:
+      l.i0, l.i1, l.i2: rows inserted/s, events/s x rows per commit (an
+        event of a writer inserts one batch);
+      qr*, qp*: queries/s, events/s less the writers' mean events/s over
+        the step (an event is one query, or one writer's insert and delete
+        transactions: at most writers x rate / rows per commit a second);
+      l.x: none (its one event is the ALTER TABLE)."""
+    c = res.get("ib") or {}
+    intervals = res.get("intervals") or []
+    if c.get("step") in ("load", "churn"):
+        k = c.get("rows_per_commit") or 0
+        return [(iv["t"], iv["tps"] * k) for iv in intervals]
+    if c.get("step") == "query":
+        events = sum(d["events"] for d in c.get("threads", []) if d["role"] == "writer")
+        per_s = events / c["writer_seconds"] if c.get("writer_seconds") else 0.0
+        return [(iv["t"], max(0.0, iv["tps"] - per_s)) for iv in intervals]
+    return []
 
 
 def rows_by_arm(runs):
@@ -485,7 +483,7 @@ def relative_cell(r):
 NUMERIC = ("seconds", "rows_inserted", "rows_deleted", "queries", "inserts_per_s",
            "deletes_per_s", "queries_per_s", "throughput", "lat_p99_ms", "lat_max_ms",
            "history_p95", "history_max", "redo_bytes_per_row", "ops", "cpu_s_per_op",
-           "db_bytes", "target_rate", "achieved_rate")
+           "db_bytes", "table_bytes", "target_rate", "achieved_rate")
 
 
 def _merged(rows):
@@ -512,14 +510,16 @@ def _ms(v):
     return "-" if v is None else f"{v:,.3g}" if v < 100 else f"{v:,.0f}"
 
 
-def relative_table(results_by_arm, base_arm=None):
+def relative_table(results_by_arm, base_arm=None, pairs=()):
     """The report's tables, as (title, header, rows) like Bench.tables():
       per step and arm: inserts/s, queries/s, latency p99 / max, history p95
         and max, redo bytes per inserted row, server CPU microseconds per
         operation, database MB at the end of the step, the writers' rate;
       with two arms or more, per step the throughput of each arm over the
         base arm's (queries/s in qr/qp, inserts/s in l.i0, l.i1, l.i2,
-        indexed rows/s in l.x), coloured by stats.mark.
+        indexed rows/s in l.x), coloured by stats.mark;
+      with pairs [(arm, reference arm)] (two servers: B's arm and A's arm of
+        the same name), per step each arm's throughput over its reference's.
     results_by_arm: {arm: [step_row() dicts]} (rows_by_arm()); repeats of a
     step are merged into their medians. The base is base_arm, else the
     first arm. Steps appear in the order they first appear."""
@@ -541,6 +541,8 @@ def relative_table(results_by_arm, base_arm=None):
     repeats = max(r["n"] for m in merged.values() for r in m.values())
 
     def writers_cell(r):
+        if not r.get("writers"):
+            return "-"      # l.x: the ALTER TABLE alone
         if r.get("sustained") is None:
             return "unpaced"
         target = (r.get("target_rate") or 0) * (r.get("writers") or 0)
@@ -553,30 +555,40 @@ def relative_table(results_by_arm, base_arm=None):
             if r is None:
                 continue
             cpu_us = None if r.get("cpu_s_per_op") is None else r["cpu_s_per_op"] * 1e6
-            mb = None if r.get("db_bytes") is None else r["db_bytes"] / 2**20
+            mb = _num(None if r.get("db_bytes") is None else r["db_bytes"] / 2**20)
+            if r.get("table_bytes") is not None:
+                mb += f" (table {_num(r['table_bytes'] / 2**20)})"
             rows.append([s, arm, _num(r.get("inserts_per_s")), _num(r.get("queries_per_s")),
                          f"{_ms(r.get('lat_p99_ms'))} / {_ms(r.get('lat_max_ms'))}",
                          _num(r.get("history_p95")), _num(r.get("history_max")),
-                         _num(r.get("redo_bytes_per_row")), _num(cpu_us, 1), _num(mb),
+                         _num(r.get("redo_bytes_per_row")), _num(cpu_us, 1), mb,
                          writers_cell(r)])
     title = "insert-benchmark: per step" + (f" (medians of {repeats} repeats)"
                                             if repeats > 1 else "")
     out = [(title, ["step", "arm", "inserts/s (l.x: rows indexed/s)", "queries/s",
                     "latency ms p99 / max", "history p95", "history max",
-                    "redo bytes per inserted row", "server CPU µs/op", "database MB",
+                    "redo bytes per inserted row", "server CPU µs/op",
+                    "database MB (table)",
                     "writers"], rows)]
-    others = [a for a in arms if a != base]
-    if others:
+    what = "queries/s in qr/qp, inserts/s in l.i0, l.i1, l.i2, rows indexed/s in l.x"
+
+    def ratios(pairs):
         rel_rows = []
         for s in steps:
-            b = merged[base].get(s)
             row = [s]
-            for arm in others:
-                me = merged[arm].get(s)
+            for arm, ref in pairs:
+                me, b = merged[arm].get(s), merged[ref].get(s)
                 row.append(relative_cell(stats.ratio(me and me.get("throughput"),
                                                      b and b.get("throughput"))))
             rel_rows.append(row)
-        out.append((f"insert-benchmark: relative to {base} (queries/s in qr/qp, inserts/s "
-                    f"in l.i0, l.i1, l.i2, rows indexed/s in l.x)",
-                    ["step"] + [f"{arm} / {base}" for arm in others], rel_rows))
+        return ["step"] + [f"{arm} / {ref}" for arm, ref in pairs], rel_rows
+
+    others = [a for a in arms if a != base]
+    if others:
+        out.append((f"insert-benchmark: relative to {base} ({what})",
+                    *ratios([(arm, base) for arm in others])))
+    pairs = [(arm, ref) for arm, ref in pairs if arm in merged and ref in merged]
+    if pairs:
+        out.append((f"insert-benchmark: each arm against the same arm on the other server "
+                    f"({what})", *ratios(pairs)))
     return out

@@ -5,7 +5,7 @@ import csv
 import json
 import os
 
-from . import stats
+from . import insertbench, stats
 
 NO_PLOTS = "(matplotlib not installed: no plots)"
 
@@ -70,6 +70,9 @@ def plots(outdir, runs):
     for scen, rs in by_scenario.items():
         if scen == "thread-sweep":
             made.append(sweep_plot(plt, outdir, rs))
+            continue
+        if scen == insertbench.SCENARIO:
+            made.append(insertbench_plot(plt, outdir, rs))
             continue
         fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=(9, 9), sharex=True)
         for r in rs:
@@ -164,6 +167,58 @@ def sweep_plot(plt, outdir, runs):
     fig.savefig(os.path.join(outdir, "thread-sweep.png"), dpi=80)
     plt.close(fig)
     return "thread-sweep.png"
+
+
+def insertbench_plot(plt, outdir, runs):
+    """insert-benchmark: per arm (a row of two panels), the history length
+    and the throughput per second (insertbench.throughput_series(): rows
+    inserted/s in l.i*, queries/s in q*) across all its steps one after
+    the other, each step's seconds under load (not the restarts between
+    them); dotted lines mark where a step begins, each repeat a line."""
+    arms = {}
+    for r in runs:
+        arm, _, step = r["arm"].rpartition("@")
+        arms.setdefault(arm, {}).setdefault(r["repeat"], []).append((step, r))
+    fig, axes = plt.subplots(len(arms), 2, figsize=(14, 1 + 2.6 * len(arms)), squeeze=False,
+                             sharey="col")
+    for (arm, repeats), (ax_h, ax_t) in zip(arms.items(), axes):
+        for repeat, steps in repeats.items():
+            offset, hx, hy, tx, ty = 0.0, [], [], [], []
+            for step, r in steps:
+                samples = r.get("samples") or []
+                hx += [offset + s["t"] for s in samples]
+                hy += [s.get("innodb_history_list_length") for s in samples]
+                # positive values only (a log scale); a gap between steps
+                series = [(t, v) for t, v in insertbench.throughput_series(r) if v > 0]
+                tx += [offset + t for t, _ in series] + [offset]
+                ty += [v for _, v in series] + [float("nan")]
+                hx.append(offset)
+                hy.append(float("nan"))
+                for ax in (ax_h, ax_t):
+                    ax.axvline(offset, color="grey", linestyle=":", linewidth=0.8)
+                if repeat == min(repeats):
+                    ax_h.text(offset, 1.01, step, transform=ax_h.get_xaxis_transform(),
+                              fontsize=7, rotation=45, ha="left", va="bottom")
+                ends = [s["t"] for s in samples] + [iv["t"] for iv in r.get("intervals") or []]
+                offset += max(ends + [1.0])
+            ax_h.plot(hx, hy, label=f"#{repeat}", linewidth=1)
+            ax_t.plot(tx, ty, label=f"#{repeat}", linewidth=1)
+        lags = sorted({r.get("lag") for rs in repeats.values() for _, r in rs if r.get("lag")})
+        for lag in lags:
+            ax_h.axhline(lag, color="k", linestyle="--", linewidth=0.8)
+        ax_h.set_ylabel(f"{arm}\nhistory length" + (" (dashed: target)" if lags else ""),
+                        fontsize=8)
+        ax_t.set_ylabel("inserts/s (l.i*), queries/s (q*)", fontsize=8)
+        ax_t.set_yscale("log")
+        if len(repeats) > 1:
+            ax_h.legend(fontsize=7)
+    for ax in axes[-1]:
+        ax.set_xlabel("seconds under load, the steps one after the other")
+    fig.suptitle("insert-benchmark")
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "insert-benchmark.png"), dpi=80)
+    plt.close(fig)
+    return "insert-benchmark.png"
 
 
 def plot_line(name):

@@ -76,6 +76,7 @@ class Sampler(threading.Thread):
         self.t0 = time.time()
         self.errors = 0
         self.cpu_s = 0.0
+        self.final = None
 
     def sample(self):
         """One sample, now."""
@@ -99,11 +100,18 @@ class Sampler(threading.Thread):
             self._stop_event.wait(max(0.0, nxt - time.time()))
         self.cpu_s = time.thread_time() - cpu0
 
-    def stop(self):
-        """Stop sampling (again is harmless); the samples taken."""
+    def stop(self, final=False):
+        """Stop sampling (again is harmless); the samples taken. final: take
+        one more sample on the way, as self.final (not among them), e.g. the
+        LSN at the end of a run shorter than the interval."""
         self._stop_event.set()
         if self.is_alive():
             self.join(timeout=10)
+        if final and self.conn.open:
+            try:
+                self.final = self.sample()
+            except Exception:
+                self.errors += 1
         if self.conn.open:
             try:
                 self.conn.close()

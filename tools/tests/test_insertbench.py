@@ -3,12 +3,11 @@
 the writers' rate accounting, the counter lines of lua/insert_benchmark.lua,
 the server's CPU time and database size, and the tables. No server.
 
-The fixture tests/fixtures/insertbench-counters.txt is the script's own
-output format WRITTEN BY HAND (sysbench's lines laid out as sysbench 1.0.20
-prints them, the 'ib-counters:' lines as the script prints them, the numbers
-made up): no server was available. Replace it by the saved output of a real
-run (client-output/ of a results directory) once a server has run the
-scenario. The one test that runs the script uses sysbench's
+The fixture tests/fixtures/insertbench-counters.txt is real output, saved
+from tools/test-purgebench-e2e (client-output/insert-benchmark-
+unthrottled@qr1000-1.txt: sysbench 1.0.20, the release build of 10.11.18,
+2 writers at 1000 rows/s and 2 range readers for 2 s on 10,000 rows). The
+one test that runs the script uses sysbench's
 --mysql-dry-run, which pretends every client call succeeds and connects
 nowhere; it is skipped where sysbench is not installed."""
 
@@ -179,34 +178,47 @@ class ParseTest(unittest.TestCase):
                                                c["rows_per_commit"]))
         self.assertTrue(c["complete"])
         self.assertEqual(1000.0, c["target_rate"])
-        self.assertEqual(60010 + 52000, c["rows_inserted"])
-        self.assertEqual(60010 + 51990, c["rows_deleted"])
-        self.assertEqual(168230 + 167511, c["queries"])
-        self.assertEqual(1682300 + 1675110, c["query_rows"])
-        self.assertEqual(12002 + 10400, c["commits"])
-        self.assertEqual(1, c["restarts"])
-        self.assertEqual(60.02, c["writer_seconds"])          # the longer writer
-        self.assertEqual(60.002, c["reader_seconds"])
+        self.assertEqual(2010 + 2010, c["rows_inserted"])
+        self.assertEqual(2010 + 2010, c["rows_deleted"])
+        self.assertEqual(54674 + 46250, c["queries"])
+        self.assertEqual(546581 + 462391, c["query_rows"])
+        self.assertEqual(402 + 402, c["commits"])
+        self.assertEqual(0, c["restarts"])
+        self.assertEqual(2.003, c["writer_seconds"])          # the longer writer
+        self.assertEqual(2.0, c["reader_seconds"])
         self.assertIsNone(c["indexer_seconds"])
-        self.assertEqual(112.733, c["writer_event_max_ms"])
-        self.assertEqual(41.217, c["reader_event_max_ms"])
-        self.assertEqual(7.921, c["behind_max_s"])
+        self.assertEqual(4.052, c["writer_event_max_ms"])
+        self.assertEqual(3.19, c["reader_event_max_ms"])
+        self.assertEqual(0.0, c["behind_max_s"])
         self.assertEqual([0, 1, 2, 3], [t["thread"] for t in c["threads"]])
         self.assertEqual(["writer", "writer", "reader", "reader"],
                          [t["role"] for t in c["threads"]])
-        # one writer fell behind: 1,866 of 2,000 rows/s
+        # both writers kept 1,000 rows/s each (one batch ahead at the start)
         verdict, rate = ib.sustained(c["target_rate"], c["writers"], c["rows_inserted"],
                                      c["writer_seconds"])
-        self.assertEqual("not sustained", verdict)
-        self.assertAlmostEqual(112010 / 60.02, rate)
+        self.assertEqual("sustained", verdict)
+        self.assertAlmostEqual(4020 / 2.003, rate)
+
+    def test_a_writer_that_fell_behind(self):
+        text = fixture().replace("thread=1 role=writer writers=2 readers=2 rows_per_commit=10 "
+                                 "target_rate=1000 inserted=2010",
+                                 "thread=1 role=writer writers=2 readers=2 rows_per_commit=10 "
+                                 "target_rate=1000 inserted=1700")
+        c = ib.parse_ib_output(text)
+        self.assertEqual(2010 + 1700, c["rows_inserted"])
+        verdict, rate = ib.sustained(c["target_rate"], c["writers"], c["rows_inserted"],
+                                     c["writer_seconds"])
+        self.assertEqual("not sustained", verdict)          # 1,852 of 2,000 rows/s
+        self.assertAlmostEqual(3710 / 2.003, rate)
 
     def test_the_harness_still_reads_sysbenchs_own_lines(self):
         text = fixture()
-        self.assertEqual(346942, sysbench.parse_summary(text)["transactions"])
+        self.assertEqual(101326, sysbench.parse_summary(text)["transactions"])
         lat = sysbench.latency(text)
-        self.assertEqual(11.65, lat["lat_p99_ms"])
-        self.assertEqual(112.73, lat["lat_max_ms"])
-        self.assertEqual(4, len([iv for iv in map(sysbench.parse_interval, text.splitlines())
+        self.assertEqual(0.226, lat["lat_p99_ms"])
+        self.assertEqual(4.05, lat["lat_max_ms"])
+        # counter lines between the interval lines do not hide them
+        self.assertEqual(2, len([iv for iv in map(sysbench.parse_interval, text.splitlines())
                                  if iv]))
 
     def test_no_counters(self):
@@ -335,9 +347,9 @@ class DbBytesTest(unittest.TestCase):
 
 def result(**kw):
     """What Bench.run_arm() returns, plus what the hook adds (fake numbers)."""
-    r = dict(scenario=ib.SCENARIO, arm="x@qr1000", repeat=1, lat_p99_ms=11.65,
-             lat_max_ms=112.73, history_p95=4000, history_max=9000, server_cpu_s=60.0,
-             redo_bytes=112010 * 500, db_bytes=300 * 2**20, samples=[])
+    r = dict(scenario=ib.SCENARIO, arm="x@qr1000", repeat=1, lat_p99_ms=0.226,
+             lat_max_ms=4.05, history_p95=40, history_max=90, server_cpu_s=2.0,
+             redo_bytes=4020 * 500, db_bytes=300 * 2**20, samples=[])
     r.update(kw)
     return r
 
@@ -347,15 +359,15 @@ class StepRowTest(unittest.TestCase):
         c = ib.parse_ib_output(fixture())
         row = ib.step_row(step_of("qr1000"), "base", result(ib=c))
         self.assertEqual(("qr1000", "base", 1), (row["step"], row["arm"], row["repeat"]))
-        self.assertAlmostEqual(335741 / 60.002, row["queries_per_s"])
-        self.assertAlmostEqual(112010 / 60.02, row["inserts_per_s"])
+        self.assertAlmostEqual(100924 / 2.0, row["queries_per_s"])
+        self.assertAlmostEqual(4020 / 2.003, row["inserts_per_s"])
         self.assertEqual(row["queries_per_s"], row["throughput"])
         self.assertAlmostEqual(500.0, row["redo_bytes_per_row"])
-        self.assertEqual(335741, row["ops"])                       # CPU per query
-        self.assertAlmostEqual(60.0 / 335741, row["cpu_s_per_op"])
-        self.assertEqual("not sustained", row["sustained"])
+        self.assertEqual(100924, row["ops"])                       # CPU per query
+        self.assertAlmostEqual(2.0 / 100924, row["cpu_s_per_op"])
+        self.assertEqual("sustained", row["sustained"])
         self.assertEqual(1000.0, row["target_rate"])
-        self.assertEqual((11.65, 112.73, 4000, 9000, 300 * 2**20),
+        self.assertEqual((0.226, 4.05, 40, 90, 300 * 2**20),
                          tuple(row[k] for k in ("lat_p99_ms", "lat_max_ms", "history_p95",
                                                 "history_max", "db_bytes")))
 
@@ -450,7 +462,10 @@ class RelativeTableTest(unittest.TestCase):
         self.assertEqual("-", cells["queries/s"])
         self.assertEqual("1.5 / 150", cells["latency ms p99 / max"])
         self.assertEqual("25.0", cells["server CPU µs/op"])
-        self.assertEqual("100", cells["database MB"])
+        self.assertEqual("100", cells["database MB (table)"])
+        (_, head, (one,)), = ib.relative_table(
+            {"a": [row("l.i1", "a", 1.0, db_bytes=150 * 2**20, table_bytes=100 * 2**20)]})
+        self.assertEqual("150 (table 100)", dict(zip(head, one))["database MB (table)"])
         self.assertEqual("unpaced", cells["writers"])
         self.assertEqual("sustained (200 of 200 rows/s)", dict(zip(header, rows[2]))["writers"])
         self.assertEqual("not sustained (150 of 200 rows/s)",

@@ -260,6 +260,7 @@ class FakeServer:
         self.cnf = os.path.join(workdir, "my.cnf")
         open(self.cnf, "w").close()
         self.socket = os.path.join(workdir, "mysqld.sock")
+        self.datadir = os.path.join(workdir, "data")
         self.proc = None
 
     def initialize(self):
