@@ -30,6 +30,9 @@ set(PURGELAB_FLAVOUR_release_ARGS
   -DBUILD_CONFIG=mysql_release
   -DCMAKE_BUILD_TYPE=RelWithDebInfo
   -DWITH_JEMALLOC=static
+  # mysql_release would strip the client programs at install time (debug
+  # information lost); package-release splits it off instead, for every ELF file
+  -DWITH_STRIPPED_CLIENT=OFF
 )
 
 # debug: for mtr tests that need have_debug.inc and for MEM_ROOT names

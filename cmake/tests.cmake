@@ -5,7 +5,8 @@
 #  tools.*      the superbuild's own scripts            (tools/tests)
 #  mtr.*        the fork's mtr suite and upstream mtr tests that must stay
 #               green with the patches, per flavour
-#  package.*    the binary tarball, and the series on top of Debian's patches
+#  package.*    the binary tarball (stripped, runs), its debuginfo tarball
+#               (gdb), and the series on top of Debian's patches
 
 # Upstream mtr tests about purge, undo and redo that the patches touch.
 set(PURGELAB_UPSTREAM_MTR_release
@@ -55,6 +56,12 @@ if("release" IN_LIST PURGELAB_FLAVOURS)
   add_test(NAME package.tarball_runs
     COMMAND ${CMAKE_SOURCE_DIR}/tools/test-tarball ${PURGELAB_TARBALL})
   set_tests_properties(package.tarball_runs PROPERTIES TIMEOUT 600 RUN_SERIAL ON)
+  # the stripped tarball + the debuginfo tarball: gdb finds the symbols
+  # through the build-id tree, and finds none without it
+  add_test(NAME package.debuginfo_gdb
+    COMMAND ${CMAKE_SOURCE_DIR}/tools/test-debuginfo
+            ${PURGELAB_TARBALL} ${PURGELAB_DEBUGINFO_TARBALL})
+  set_tests_properties(package.debuginfo_gdb PROPERTIES TIMEOUT 600 RUN_SERIAL ON)
 endif()
 add_test(NAME package.series_on_debian_patches
   COMMAND ${CMAKE_SOURCE_DIR}/tools/test-debian-patches ${PURGELAB_PRISTINE_DIR})
