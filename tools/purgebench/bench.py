@@ -856,7 +856,8 @@ class Bench:
                 out.append(sweep_table([r for r in self.runs if r["scenario"] == sc]))
                 continue
             if sc in TCP_SCENARIOS:
-                out.extend(gotpc_tables(sc, [r for r in self.runs if r["scenario"] == sc]))
+                mine = [r for r in self.runs if r["scenario"] == sc]
+                out.extend(gotpc_tables(sc, mine) + held_table(sc, mine))
                 continue
             key = "qps" if sc == "backlog-vs-lag" else "tps"   # the throughput compared
             base = {}                       # each arm's reference runs, on its server
@@ -923,15 +924,7 @@ class Bench:
                               else "purge: it fell behind at the next rate"]
                              for t, v in sustained.items()]))
             if sc == "backlog-vs-lag":
-                held = [[arm] + [mmm(med(by[(sc, arm)], k)) for k in stats.HELD_KEYS]
-                        for arm in arms if med(by[(sc, arm)], "held_unparsed")["n"]]
-                if held:
-                    out.append((f"{sc}: what the history held (means over the samples)",
-                                ["arm", "history", "unparsed by purge",
-                                 "of which blocked by a read view", "purged, not truncated",
-                                 "rollback segments withheld",
-                                 "throttle in force (% of samples)"],
-                                held))
+                out.extend(held_table(sc, [r for r in self.runs if r["scenario"] == sc]))
         return out
 
     def ib_tables(self, runs):
@@ -1013,6 +1006,31 @@ def sweep_table(runs):
     return "thread-sweep", header, rows
 
 
+def spread(rs, k, d=0):
+    """A table cell of the runs' k: the median (min..max) of the repeats."""
+    s = stats.summary([r.get(k) for r in rs])
+    if s["n"] <= 1:
+        return fmt(s["median"], d)
+    return f"{fmt(s['median'], d)} ({fmt(s['min'], d)}..{fmt(s['max'], d)})"
+
+
+def held_table(sc, runs):
+    """[(title, header, rows)]: per arm, what the history held (the means of
+    stats.history_composition()), on servers that report the unparsed
+    history; [] when none does."""
+    by = {}
+    for r in runs:
+        by.setdefault(r["arm"], []).append(r)
+    rows = [[arm] + [spread(rs, k) for k in stats.HELD_KEYS] for arm, rs in by.items()
+            if stats.summary([r.get("held_unparsed") for r in rs])["n"]]
+    if not rows:
+        return []
+    return [(f"{sc}: what the history held (means over the samples)",
+             ["arm", "history", "unparsed by purge", "of which blocked by a read view",
+              "purged, not truncated", "rollback segments withheld",
+              "throttle in force (% of samples)"], rows)]
+
+
 def gotpc_tables(sc, runs):
     """tpcc / ch: per arm tpmC and NOPM, New-Order and Payment latency, the
     history, the backlog at slow shutdown, the check and the errors, and
@@ -1024,12 +1042,6 @@ def gotpc_tables(sc, runs):
         if r["arm"] not in arms:
             arms.append(r["arm"])
         by.setdefault(r["arm"], []).append(r)
-
-    def cell(rs, k, d=0):
-        s = stats.summary([r.get(k) for r in rs])
-        if s["n"] <= 1:
-            return fmt(s["median"], d)
-        return f"{fmt(s['median'], d)} ({fmt(s['min'], d)}..{fmt(s['max'], d)})"
 
     def lat(rs, txn):
         def one(k):
@@ -1049,14 +1061,14 @@ def gotpc_tables(sc, runs):
         prefix = arm.partition(":")[0] + ":" if ":" in arm else ""
         ref = by.get(prefix + "unthrottled", [])
         checks = sorted({r.get("check", "-") for r in rs})
-        row = [arm, cell(rs, "tpmc"), cell(rs, "nopm"), lat(rs, "NEW_ORDER"), lat(rs, "PAYMENT"),
-               cell(rs, "history_p95"), cell(rs, "history_max"), cell(rs, "backlog"),
-               cell(rs, "held_throttled_share"), "; ".join(checks),
+        row = [arm, spread(rs, "tpmc"), spread(rs, "nopm"), lat(rs, "NEW_ORDER"), lat(rs, "PAYMENT"),
+               spread(rs, "history_p95"), spread(rs, "history_max"), spread(rs, "backlog"),
+               spread(rs, "held_throttled_share"), "; ".join(checks),
                f"{sum(r.get('errors') or 0 for r in rs)} ({sum(r.get('error_lines') or 0 for r in rs)})",
                paired_ratio(rs, ref, "tpmc")]
         if sc == "ch":
-            row[-1:-1] = [cell(rs, "ac_queries_per_hour"),
-                          f"{cell(rs, 'held_unparsed')}, {cell(rs, 'held_view_blocked')}"]
+            row[-1:-1] = [spread(rs, "ac_queries_per_hour"),
+                          f"{spread(rs, 'held_unparsed')}, {spread(rs, 'held_view_blocked')}"]
         rows.append(row)
     return [(sc, header, rows)]
 

@@ -160,6 +160,16 @@ class TableTest(unittest.TestCase):
         self.assertEqual("passed", by["adaptive@10000"][header.index("check")])
         self.assertEqual("2 (0)", by["adaptive@10000"][header.index("_ERR (error lines)")])
 
+    def test_what_the_history_held(self):
+        runs = [{"arm": "unthrottled", "held_history": 40000, "held_unparsed": 5000,
+                 "held_view_blocked": 4700, "held_not_truncated": 35000, "held_withheld": 0,
+                 "held_throttled_share": 0},
+                {"arm": "stock:unthrottled", "held_history": 100}]    # no unparsed count
+        (title, header, rows), = bench.held_table("ch", runs)
+        self.assertEqual("ch: what the history held (means over the samples)", title)
+        self.assertEqual([["unthrottled", "40,000", "5,000", "4,700", "35,000", "0", "0"]], rows)
+        self.assertEqual([], bench.held_table("ch", runs[1:]))
+
 
 if __name__ == "__main__":
     unittest.main()
