@@ -1081,11 +1081,12 @@ def headline(runs):
     """The summary's opening: for each target of backlog-vs-lag, tpcc and
     ch, one sentence per arm (history p95 as a multiple of the target,
     throughput (qps, tpmC) as a share of unthrottled, paired by repeat,
-    latency p95); one sentence for a thread-sweep. Medians over the
-    repeats."""
+    latency p95); one sentence for a thread-sweep; the Insert Benchmark's
+    (insertbench.headline()). Medians over the repeats."""
     out = []
     for sc, key in HEADLINE_KEY.items():
         out += target_sentences(sc, key, [r for r in runs if r["scenario"] == sc])
+    out += insertbench.headline([r for r in runs if r["scenario"] == insertbench.SCENARIO])
     sweep = [r for r in runs if r["scenario"] == "thread-sweep"]
     if sweep:
         _, header, rows = sweep_table(sweep)

@@ -510,6 +510,102 @@ def _ms(v):
     return "-" if v is None else f"{v:,.3g}" if v < 100 else f"{v:,.0f}"
 
 
+def _merge_steps(results_by_arm):
+    """(steps in the order they first ran, {arm: {step: merged row}})."""
+    steps, merged = [], {}
+    for arm, rows in results_by_arm.items():
+        by_step = {}
+        for row in rows:
+            by_step.setdefault(row["step"], []).append(row)
+            if row["step"] not in steps:
+                steps.append(row["step"])
+        merged[arm] = {s: _merged(rs) for s, rs in by_step.items()}
+    return steps, merged
+
+
+def server_pairs(runs):
+    """[(arm, reference arm)]: each arm of a later server with the first
+    server's arm of the same name (Bench.runs' "server" labels)."""
+    servers, arms = [], {}
+    for r in runs:
+        row = r.get("ib_row")
+        if row is None:
+            continue
+        srv = r.get("server") or ""
+        if srv not in servers:
+            servers.append(srv)
+        arms.setdefault(srv, []).append(row["arm"])
+    if len(servers) < 2:
+        return []
+    first = servers[0]
+    plain = {a[len(first) + 1:] if first and a.startswith(first + ":") else a: a
+             for a in arms[first]}
+    out = []
+    for srv in servers[1:]:
+        for a in dict.fromkeys(arms[srv]):
+            name = a[len(srv) + 1:] if srv and a.startswith(srv + ":") else a
+            if name in plain and (a, plain[name]) not in out:
+                out.append((a, plain[name]))
+    return out
+
+
+def headline(runs, pairs=None):
+    """The summary's opening for the Insert Benchmark: [(title, [sentence])].
+    Per arm the history p95 of the churn steps (l.i1, l.i2; as a multiple
+    of the arm's target if it has one) and, for arms other than the base
+    (the first), the throughput over the base's per step, with the steps
+    the Insert Benchmark colours; the paced steps whose writers fell short;
+    with two servers or more (pairs: server_pairs()), each arm over the same
+    arm on the first server, and the steps outside 0.95..1.05."""
+    results = rows_by_arm(runs)
+    if not results:
+        return []
+    pairs = server_pairs(runs) if pairs is None else pairs
+    lag_of = {r["ib_row"]["arm"]: r.get("lag") for r in runs if r.get("ib_row")}
+    steps, merged = _merge_steps(results)
+    arms = list(results)
+    base = arms[0]
+
+    def ratios(arm, ref):
+        return [(s, stats.ratio(merged[arm][s].get("throughput"),
+                                merged[ref][s].get("throughput")))
+                for s in steps if s in merged[arm] and s in merged[ref]]
+
+    def outside(rs):
+        bad = [f"{s} {r:.2f} ({stats.mark(r)})" for s, r in rs if stats.mark(r)]
+        inside = sum(1 for _, r in rs if r is not None and not stats.mark(r))
+        return inside, bad
+
+    lines = []
+    for arm in arms:
+        churn = [(s, merged[arm][s].get("history_p95")) for s in ("l.i1", "l.i2")
+                 if s in merged[arm]]
+        lag = lag_of.get(arm)
+        hist = ", ".join(f"{s} {_num(h)}" + (f" ({h / lag:.2f}x the target {_num(lag)})"
+                                               if lag and h is not None else "")
+                         for s, h in churn)
+        text = f"{arm}{' (the base)' if arm == base else ''}: history p95 {hist or '-'}"
+        if arm != base:
+            rs = ratios(arm, base)
+            inside, bad = outside(rs)
+            text += (f"; throughput over {base} within 0.95..1.05 in {inside} of {len(rs)} steps"
+                     + (f", outside: {', '.join(bad)}" if bad else ""))
+        short = [s for s in steps if s in merged[arm]
+                 and merged[arm][s].get("sustained") == "not sustained"]
+        text += (f"; writers fell short of their rate in {', '.join(short)}" if short else "")
+        lines.append(text + ".")
+    out = [("insert-benchmark", lines)]
+    if pairs:
+        cmp_lines = []
+        for arm, ref in pairs:
+            rs = ratios(arm, ref)
+            inside, bad = outside(rs)
+            cmp_lines.append(f"{arm} over {ref}: within 0.95..1.05 in {inside} of {len(rs)} "
+                             f"steps" + (f"; outside: {', '.join(bad)}" if bad else "") + ".")
+        out.append(("insert-benchmark, servers", cmp_lines))
+    return out
+
+
 def relative_table(results_by_arm, base_arm=None, pairs=()):
     """The report's tables, as (title, header, rows) like Bench.tables():
       per step and arm: inserts/s, queries/s, latency p99 / max, history p95
@@ -529,15 +625,7 @@ def relative_table(results_by_arm, base_arm=None, pairs=()):
     base = base_arm if base_arm is not None else arms[0]
     if base not in results_by_arm:
         raise ValueError(f"base arm {base!r} has no results (arms: {', '.join(arms)})")
-    steps = []
-    merged = {}
-    for arm in arms:
-        by_step = {}
-        for row in results_by_arm[arm]:
-            by_step.setdefault(row["step"], []).append(row)
-            if row["step"] not in steps:
-                steps.append(row["step"])
-        merged[arm] = {s: _merged(rs) for s, rs in by_step.items()}
+    steps, merged = _merge_steps(results_by_arm)
     repeats = max(r["n"] for m in merged.values() for r in m.values())
 
     def writers_cell(r):

@@ -502,6 +502,45 @@ class RelativeTableTest(unittest.TestCase):
             ib.split_arm("unthrottled")
 
 
+class HeadlineTest(unittest.TestCase):
+    @staticmethod
+    def run_of(r, server=None, lag=None):
+        return dict(scenario=ib.SCENARIO, arm=r["arm"] + "@" + r["step"], repeat=r["repeat"],
+                    server=server, lag=lag, ib_row=r)
+
+    def test_arms_against_the_base(self):
+        runs = [self.run_of(row("l.i1", "unthrottled", 100.0, history_p95=3000)),
+                self.run_of(row("l.i2", "unthrottled", 50.0, history_p95=2500)),
+                self.run_of(row("qr100", "unthrottled", 200.0)),
+                self.run_of(row("l.i1", "adaptive@1000", 90.0, history_p95=1100), lag=1000),
+                self.run_of(row("l.i2", "adaptive@1000", 50.0, history_p95=900), lag=1000),
+                self.run_of(row("qr100", "adaptive@1000", 220.0, sustained="not sustained"),
+                            lag=1000)]
+        (title, lines), = ib.headline(runs)
+        self.assertEqual("insert-benchmark", title)
+        self.assertEqual("unthrottled (the base): history p95 l.i1 3,000, l.i2 2,500.", lines[0])
+        self.assertEqual("adaptive@1000: history p95 l.i1 1,100 (1.10x the target 1,000), "
+                         "l.i2 900 (0.90x the target 1,000); throughput over unthrottled "
+                         "within 0.95..1.05 in 1 of 3 steps, outside: l.i1 0.90 (red), "
+                         "qr100 1.10 (green); writers fell short of their rate in qr100.",
+                         lines[1])
+
+    def test_two_servers_pair_the_same_arm(self):
+        runs = [self.run_of(row(s, "fork:unthrottled", t), server="fork")
+                for s, t in (("l.i1", 100.0), ("qr100", 200.0))]
+        runs += [self.run_of(row(s, "stock:unthrottled", t), server="stock")
+                 for s, t in (("l.i1", 100.0), ("qr100", 180.0))]
+        self.assertEqual([("stock:unthrottled", "fork:unthrottled")], ib.server_pairs(runs))
+        (_, lines), (title, cmp_lines) = ib.headline(runs)
+        self.assertEqual("insert-benchmark, servers", title)
+        self.assertEqual(["stock:unthrottled over fork:unthrottled: within 0.95..1.05 in 1 of 2 "
+                          "steps; outside: qr100 0.90 (red)."], cmp_lines)
+
+    def test_nothing_to_say(self):
+        self.assertEqual([], ib.headline([]))
+        self.assertEqual([], ib.server_pairs([self.run_of(row("l.i1", "a", 1.0))]))
+
+
 class HeaderTest(unittest.TestCase):
     def test_new_files_carry_the_header(self):
         for path in (ib.__file__, __file__):
