@@ -561,7 +561,7 @@ class Bench:
                                                           innodb_purge_coupled_throttle="OFF")))
                 if "adaptive" in a.arms:
                     arms.append((f"adaptive@{lag}", dict(base, innodb_purge_throttle="adaptive")))
-            else:
+            elif "formula" in a.arms:
                 arms.append((f"formula@{lag}", base))
             return arms
         if scenario == "redo-per-trx":

@@ -390,6 +390,13 @@ class CompareTest(unittest.TestCase):
                          settings["stock:formula@1000"])
         self.assertEqual("ON", settings["fork:formula@1000"]["innodb_purge_coupled_throttle"])
 
+    def test_arms_restricts_the_stock_server_too(self):
+        b = self.bench("backlog-vs-lag", "--lags", "1000", "--arms", "unthrottled")
+        self.assertEqual(["fork:unthrottled", "stock:unthrottled"], [r["arm"] for r in b.runs])
+        b = self.bench("backlog-vs-lag", "--lags", "1000", "--arms", "unthrottled,adaptive")
+        self.assertEqual(["fork:unthrottled", "stock:unthrottled", "fork:adaptive@1000"],
+                         [r["arm"] for r in b.runs])
+
     def test_each_server_has_its_data_directory_cnf_and_meta(self):
         b = self.bench("history-growth")
         self.assertEqual(["server-fork", "server-stock"],
