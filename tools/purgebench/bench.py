@@ -70,7 +70,7 @@ SCALE = {
 SCALE.update({
     # TPC-C through go-tpc: the data is loaded once per server and restored
     # for every run; the seed's 500k lag needs --full's hours (not reachable
-    # here, docs/results/README.md)
+    # here, docs/RESULTS.md)
     "tpcc": dict(test="go-tpc tpcc", warehouses=(2, 10), threads=(32, 64), time=(90, 1800),
                  lags=((10000,), (500000,))),
     # CH-benCHmark: the same writers plus analytical queries (--ac-threads)
