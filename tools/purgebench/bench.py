@@ -426,13 +426,18 @@ class Bench:
 
     # -- one measured run --------------------------------------------------
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
-                repeat, rate=None, extra=None, client=None, options=(), parse=None):
+                repeat, rate=None, extra=None, client=None, options=(), parse=None,
+                client_short=None):
         """One measured run. client: None for sysbench on the sbtest tables
         (prepared here), or a function of the server that returns the
         command of another client and a function that starts it (on_interval,
         on_exit), as sysbench.Run (gotpc.Run). options: more options for this
         run's sysbench command (not for the prepare of its tables); parse: a
-        function of the client's whole output whose dict goes into the result."""
+        function of the client's whole output whose dict goes into the result;
+        client_short: a function of the output of a client that failed that
+        says why the client could not give the load asked for (or None: the
+        failure is an error); the run is then kept, its result's
+        client_short says why, and its figures are what the samples hold."""
         srv = self.use(t)
         if client is None:
             self.ensure_tables(t, test, tables, rows)
@@ -474,8 +479,15 @@ class Bench:
                 cpu[1] = insertbench.proc_cpu_seconds(srv.proc.pid)
                 srv.signal_shutdown()
             run = start(on_interval=on_interval, on_exit=on_exit)
+            short = None
             try:
                 summary = run.pump()
+            except run.error:
+                short = client_short("".join(run.text)) if client_short else None
+                if not short:
+                    raise
+                summary = {}
+                self.log(f"  {scenario} {arm} #{repeat}: {short}")
             finally:
                 run.stop()
                 samples = smp.stop()
@@ -495,7 +507,7 @@ class Bench:
                       seconds=seconds, rate=rate, settings=settings,
                       cpu_load=self.args.cpu_load,
                       tps=summary.get("transactions_per_s"), qps=summary.get("queries_per_s"),
-                      errors=summary.get("errors"),
+                      errors=summary.get("errors"), client_short=short,
                       **run.latency(), **run.extra(),
                       sampler_cpu_s=round(smp.cpu_s, 3), sampler_errors=smp.errors,
                       backlog=backlog, shutdown_s=round(took, 1),
@@ -643,9 +655,12 @@ class Bench:
                 for t, arm, st in self.plan(name, fixed=[(step, {"innodb_max_purge_lag": 0})],
                                             targets=going):
                     res = self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds,
-                                       1, rate=rate, extra={"target_rate": rate})
+                                       1, rate=rate, extra={"target_rate": rate},
+                                       client_short=sysbench.rate_not_reached)
                     res["bounded_by"] = lag_measure(res)
-                    res["bounded"] = purge_keeps_up(res, res["bounded_by"])
+                    # a rate the client could not give says nothing of purge
+                    res["bounded"] = (None if res["client_short"]
+                                      else purge_keeps_up(res, res["bounded_by"]))
                     if not res["bounded"]:
                         going.remove(t)
                 if not going:
@@ -888,7 +903,8 @@ class Bench:
                                 if s.get(UNPARSED) is not None]
                     row = [arm, mmm(tps), fmt(rs[0].get("history_max")),
                            fmt(max(unparsed, default=None)), fmt(rs[0].get("history_last")),
-                           ("yes" if rs[0].get("bounded") else "no")
+                           "- (rate not reached by the client)" if rs[0].get("client_short")
+                           else ("yes" if rs[0].get("bounded") else "no")
                            + (" (history)" if rs[0].get("bounded_by") != UNPARSED else "")]
                 else:
                     row = [arm, mmm(tps), mmm(qps), latency_cell(rs), mmm(med(rs, "history_p95")),

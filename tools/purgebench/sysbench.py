@@ -120,6 +120,16 @@ def latency(text):
     return out
 
 
+def rate_not_reached(text):
+    """Why a paced run (--rate) stopped early, from sysbench's output: its
+    event queue filled because the threads could not keep up with the rate
+    (sysbench 1.0 then exits with an error), or None for any other failure."""
+    if "event queue is full" in text.lower():
+        return ("rate not reached by the client: sysbench's event queue filled "
+                "(its threads could not keep up with --rate)")
+    return None
+
+
 def require():
     path = shutil.which("sysbench")
     if not path:

@@ -295,9 +295,10 @@ class FakeBench(bench.Bench):
     stays flat up to a server's capacity and grows beyond it."""
     tps = {"A": (100, 90, 110), "B": (90, 90, 90)}     # by repeat
     capacity = {"A": 1000, "B": 500}
+    client_limit = None     # a --rate above which sysbench's event queue fills
 
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
-                repeat, rate=None, extra=None):
+                repeat, rate=None, extra=None, client_short=None):
         srv = self.use(t)
         for var in settings:
             assert self.has_var(t, var), (t.label, arm, var)
@@ -314,7 +315,14 @@ class FakeBench(bench.Bench):
         res = dict(scenario=scenario, arm=t.arm(arm), repeat=repeat, threads=threads,
                    rate=rate, settings=settings, tps=tps, qps=tps * 20, backlog=0,
                    redo_bytes_per_trx=200.0 if compact else 300.0, intervals=[],
-                   samples=samples, **stats.history_composition(samples))
+                   samples=samples, client_short=None, **stats.history_composition(samples))
+        if self.client_limit and rate and rate > self.client_limit:
+            # as bench.run_arm() keeps a run whose client could not give the rate
+            res["client_short"] = client_short(
+                "FATAL: The event queue is full. This means that the worker threads are "
+                "unable to keep up with the specified event generation rate\n")
+            assert res["client_short"], "a full event queue is a short client"
+            res["tps"] = res["qps"] = None
         srv.shutdown(slow=True)
         return self.keep(t, res, extra)
 
@@ -421,6 +429,18 @@ class CompareTest(unittest.TestCase):
                           ("fork:rate@1000", True), ("stock:rate@1000", False),
                           ("fork:rate@2000", False)],
                          [(r["arm"], r["bounded"]) for r in b.runs])
+
+    def test_purge_capacity_stops_where_the_client_cannot_give_the_rate(self):
+        class ShortClient(FakeBench):
+            client_limit = 700
+        b = self.bench("purge-capacity", "--rates", "500,1000,2000", cls=ShortClient,
+                       compare=False)
+        self.assertEqual([("rate@500", True, None), ("rate@1000", None, True)],
+                         [(r["arm"], r["bounded"], r["client_short"] and True)
+                          for r in b.runs])
+        _, header, rows = next(t for t in b.tables() if t[0].startswith("purge-capacity"))
+        self.assertEqual("- (rate not reached by the client)",
+                         rows[1][header.index("purge keeps up")])
 
     def test_purge_capacity_ends_unpaced_while_purge_keeps_up(self):
         b = self.bench("purge-capacity", "--rates", "100,200")
