@@ -29,9 +29,10 @@ and the files' sha256. Two ways to get the files, in this order:
     bullseye-security, ...). The system's apt configuration is not changed.
  2. the pool (the fallback), when no index lists the version or apt-get
     fails: the .dsc and the wanted file by their pool path,
-    <URI>/pool/main/<m>/<package>/<file>, under each URI of those entries in
-    turn (apt-helper download-file), each file checked against the pin's
-    sha256 before it is kept.
+    <URI>/pool/main/<m>/<package>/<file> (or pool/updates/main, the security
+    archive's layout), under each URI of those entries in turn (apt-helper
+    download-file), each file checked against the pin's sha256 before it is
+    kept.
 
 Every failure stops with one message that says what was tried.
 """
@@ -155,9 +156,20 @@ def pool_prefix(package):
     return package[:4] if package.startswith("lib") and len(package) > 3 else package[0]
 
 
+# the pool's component directories: Debian's main archive has pool/main, its
+# security archive pool/updates/main
+POOL_COMPONENTS = ("main", "updates/main")
+
+
 def pool_url(uri, package, filename, component="main"):
     return (f"{uri.rstrip('/')}/pool/{component}/{pool_prefix(package)}/"
             f"{package}/{filename}")
+
+
+def pool_bases(uris):
+    """[(uri, component)] to look in, in order: each URI's pool/main, then
+    its pool/updates/main (the security archive's layout)."""
+    return [(u, c) for u in uris for c in POOL_COMPONENTS]
 
 
 def listed(showsrc, package, version):
@@ -206,11 +218,11 @@ def fetch(pin, dest, ops, want="orig", log=print):
                          "URI to look in its pool")
     tried = []
     names = [(dsc_name(pkg, ver), None)] + files
-    for uri in uris:
+    for uri, component in pool_bases(uris):
         tmp = tempfile.mkdtemp(prefix=".pool.", dir=dest)
         try:
             for name, want_sha in names:
-                url = pool_url(uri, pkg, name)
+                url = pool_url(uri, pkg, name, component)
                 path = os.path.join(tmp, name)
                 ops.download(url, path)
                 if want_sha:
@@ -223,7 +235,7 @@ def fetch(pin, dest, ops, want="orig", log=print):
             for name, _ in names:
                 os.replace(os.path.join(tmp, name), os.path.join(dest, name))
             log(f"fetch: fetched {', '.join(n for n, _ in names)} by the pool path under "
-                f"{uri} (fallback: {reason}); sha256 as pinned")
+                f"{uri}/pool/{component} (fallback: {reason}); sha256 as pinned")
             return "pool"
         except NotFound as e:
             tried.append(f"{url}: {e}")
@@ -311,7 +323,7 @@ class AptOps:
         p = run(["apt-get", "-q"] + self.setup() + ["source", "--download-only", spec],
                 cwd=dest)
         if p.returncode != 0:
-            raise FetchError(last_lines(p.stdout))
+            raise FetchError(last_lines(p.stdout, 2))
 
     def download(self, url, path):
         print(f"fetch: {url}", file=sys.stderr)

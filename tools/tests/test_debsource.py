@@ -176,7 +176,7 @@ class DecisionTest(unittest.TestCase):
         self.assertEqual(self.files(), ["mariadb_11.8.6-0+deb13u1.dsc",
                                         "mariadb_11.8.6.orig.tar.gz"])
         self.assertIn("no trixie index lists mariadb=1:11.8.6-0+deb13u1", self.msgs[0])
-        self.assertIn("by the pool path under http://mirror.invalid/debian (fallback",
+        self.assertIn("by the pool path under http://mirror.invalid/debian/pool/main (fallback",
                       self.msgs[-1])
 
     def test_apt_failure_falls_back_to_the_pool(self):
@@ -195,7 +195,18 @@ class DecisionTest(unittest.TestCase):
         ops = FakeOps(pool=served(URIS[1]))
         self.assertEqual(self.fetch(ops), "pool")
         self.assertTrue(ops.fetched[0].startswith(URIS[0]))
-        self.assertIn(f"under {URIS[1]}", self.msgs[-1])
+        self.assertIn(f"under {URIS[1]}/pool/main (fallback", self.msgs[-1])
+
+    def test_the_security_archives_pool_layout(self):
+        """debian-security keeps its pool under pool/updates/main."""
+        pool = {u.replace("/pool/main/", "/pool/updates/main/"): v
+                for u, v in served(URIS[1]).items()}
+        ops = FakeOps(pool=pool)
+        self.assertEqual(self.fetch(ops), "pool")
+        self.assertIn(f"under {URIS[1]}/pool/updates/main (fallback", self.msgs[-1])
+        # main/, updates/main/ of the first URI, main/ of the second: their
+        # .dsc missing; then the .dsc and the tarball
+        self.assertEqual(5, len(ops.fetched))
 
     def test_gone_everywhere_is_one_clear_error(self):
         ops = FakeOps(pool={})
@@ -204,7 +215,8 @@ class DecisionTest(unittest.TestCase):
         msg = str(cm.exception)
         self.assertIn("its pool path is not served", msg)
         for uri in URIS:
-            self.assertIn(f"{uri}/pool/main/m/mariadb/mariadb_11.8.6-0+deb13u1.dsc", msg)
+            for comp in ("main", "updates/main"):
+                self.assertIn(f"{uri}/pool/{comp}/m/mariadb/mariadb_11.8.6-0+deb13u1.dsc", msg)
         self.assertEqual(self.files(), [])
 
     def test_sha256_mismatch_stops_and_keeps_nothing(self):
