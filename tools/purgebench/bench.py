@@ -245,7 +245,8 @@ def flavour(inst):
     packages unpacked by tools/install-stock-server, or neither."""
     cache = os.path.join(inst.basedir, "CMakeCache.txt")
     if os.path.exists(cache):
-        keep = ("CMAKE_BUILD_TYPE", "BUILD_CONFIG", "WITH_JEMALLOC", "CMAKE_CXX_FLAGS_RELWITHDEBINFO")
+        keep = ("CMAKE_BUILD_TYPE", "BUILD_CONFIG", "WITH_JEMALLOC",
+                "CMAKE_CXX_FLAGS_RELWITHDEBINFO", "COMPILATION_COMMENT")
         with open(cache) as f:
             vals = [ln.strip() for ln in f if ln.split(":", 1)[0] in keep]
         return "; ".join(vals)
