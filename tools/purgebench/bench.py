@@ -1424,8 +1424,8 @@ def parse_args(argv):
 # directory, a superbuild
 # directory (build/, build-stock-10.5/), a build tree (build/release), an
 # installation or a tarball, Debian's packages unpacked (install-stock-server)
-SERVER_IN_DIR = ("mariadbd", "release/sql/mariadbd", "sql/mariadbd", "usr/sbin/mariadbd", "sbin/mariadbd",
-                 "bin/mariadbd")
+SERVER_IN_DIR = ("mariadbd", "release/sql/mariadbd", "sql/mariadbd", "usr/sbin/mariadbd",
+                 "sbin/mariadbd", "bin/mariadbd")
 
 
 def find_server(path):
