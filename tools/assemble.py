@@ -19,7 +19,10 @@ The assembled tree is kept up to date incrementally: a file is rewritten only
 when its content changes, so a build system sees only the files that really
 changed (editing one overlay file or one patch rebuilds only its dependents).
 
-Usage: assemble.py --pristine DIR --repo DIR --out DIR
+Usage: assemble.py --pristine DIR --repo DIR --out DIR [--patches DIR --no-overlay]
+
+A version comparator (BUILD/build stock-10.5) is assembled from its own,
+usually empty, patch set (patches/stock-10.5/) and without the overlay.
 """
 
 import argparse
@@ -58,7 +61,7 @@ def read_series(patch_dir):
                 continue
             name = line.split()[0]
             if not os.path.exists(os.path.join(patch_dir, name)):
-                raise AssemblyError(f"patches/series lists '{name}', which does not exist")
+                raise AssemblyError(f"{series} lists '{name}', which does not exist")
             names.append(name)
     return names
 
@@ -141,9 +144,9 @@ def apply_series(patch_dir, names, work):
             raise AssemblyError(explain_patch_failure(name, proc.stdout))
 
 
-def compute_desired(pristine, repo):
+def compute_desired(pristine, repo, patch_dir=None, overlay=True):
     """Map relative path -> source file of its desired content (None = absent)."""
-    patch_dir = os.path.join(repo, "patches")
+    patch_dir = patch_dir or os.path.join(repo, "patches")
     names = read_series(patch_dir)
     touched = touched_files(patch_dir, names)
 
@@ -158,7 +161,7 @@ def compute_desired(pristine, repo):
     for path, deleted in touched.items():
         desired[path] = None if deleted else os.path.join(work, path)
 
-    for root in OVERLAY_ROOTS:
+    for root in OVERLAY_ROOTS if overlay else ():
         top = os.path.join(repo, root)
         for dirpath, dirnames, filenames in os.walk(top):
             for fn in filenames:
@@ -179,7 +182,7 @@ def same_content(a, b):
     return filecmp.cmp(a, b, shallow=False)
 
 
-def assemble(pristine, repo, out, verbose=False):
+def assemble(pristine, repo, out, verbose=False, patch_dir=None, overlay=True):
     pristine = os.path.abspath(pristine)
     out = os.path.abspath(out)
     state_file = os.path.join(out, STATE)
@@ -199,7 +202,7 @@ def assemble(pristine, repo, out, verbose=False):
         os.rename(tmp, out)
         state = {"pristine": pristine, "files": []}
 
-    desired, work = compute_desired(pristine, repo)
+    desired, work = compute_desired(pristine, repo, patch_dir, overlay)
     changed = []
     try:
         for rel in sorted(set(state.get("files", [])) | set(desired)):
@@ -242,10 +245,15 @@ def main(argv=None):
     ap.add_argument("--pristine", required=True)
     ap.add_argument("--repo", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--patches", default=None,
+                    help="the quilt series' directory (default REPO/patches)")
+    ap.add_argument("--no-overlay", action="store_true",
+                    help="leave the repository's overlay files out (a comparator)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     try:
-        assemble(args.pristine, args.repo, args.out, args.verbose)
+        assemble(args.pristine, args.repo, args.out, args.verbose,
+                 patch_dir=args.patches, overlay=not args.no_overlay)
     except AssemblyError as e:
         print(f"assemble: {e}", file=sys.stderr)
         return 1

@@ -28,7 +28,7 @@ import time
 
 from . import cpuload, gotpc, insertbench, progress, report, sampler, stats, sysbench, \
     workloads
-from .server import Installation, Server, ServerError, free_port
+from .server import Installation, Server, ServerError, free_port, unknown_settings
 
 SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
              "thread-sweep", "tpcc", "ch", "insert-benchmark")
@@ -199,7 +199,9 @@ def rotate(runs, repeat):
     1 as planned, repeat 2 from the second arm, ...), so that no arm always
     runs first: on this machine the first run after the tables are prepared
     was the fastest whatever its arm. runs: [(target, arm, ...)]; the runs of
-    one arm (one per server) stay together, in their order."""
+    one arm (one per server) stay together, and their servers rotate the
+    same way (repeat 2 of an arm on A, B, C runs B, C, A), so that no server
+    always runs an arm first either."""
     groups = []
     for run in runs:
         if groups and groups[-1][0][1] == run[1]:
@@ -209,7 +211,8 @@ def rotate(runs, repeat):
     if not groups:
         return []
     k = (repeat - 1) % len(groups)
-    return [run for g in groups[k:] + groups[:k] for run in g]
+    return [run for g in groups[k:] + groups[:k]
+            for run in g[(repeat - 1) % len(g):] + g[:(repeat - 1) % len(g)]]
 
 
 def interleave(arm_lists, has_var):
@@ -242,7 +245,8 @@ def flavour(inst):
     packages unpacked by tools/install-stock-server, or neither."""
     cache = os.path.join(inst.basedir, "CMakeCache.txt")
     if os.path.exists(cache):
-        keep = ("CMAKE_BUILD_TYPE", "BUILD_CONFIG", "WITH_JEMALLOC", "CMAKE_CXX_FLAGS_RELWITHDEBINFO")
+        keep = ("CMAKE_BUILD_TYPE", "BUILD_CONFIG", "WITH_JEMALLOC",
+                "CMAKE_CXX_FLAGS_RELWITHDEBINFO", "COMPILATION_COMMENT")
         with open(cache) as f:
             vals = [ln.strip() for ln in f if ln.split(":", 1)[0] in keep]
         return "; ".join(vals)
@@ -252,6 +256,19 @@ def flavour(inst):
             pkgs = [ln.split()[0] for ln in f if ln.strip()]
         return f"Debian packages {', '.join(pkgs)} (unpacked by tools/install-stock-server)"
     return "installed binaries (not a build tree)"
+
+
+def cnf_settings(path):
+    """A my.cnf's settings in one line, without the paths of this run
+    (datadir, socket, log-error, pid-file)."""
+    skip = ("datadir", "socket", "log-error", "log_error", "pid-file", "pid_file")
+    try:
+        with open(path) as f:
+            lines = [ln.strip() for ln in f]
+    except OSError:
+        return "-"
+    return "; ".join(ln for ln in lines if ln and not ln.startswith(("[", "#"))
+                     and ln.split("=", 1)[0] not in skip)
 
 
 def sweep_arms(switch, compared, has_default):
@@ -281,12 +298,19 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.full = args.full
-        servers = [(args.label, Installation(args.server, basedir=args.basedir))]
-        if args.compare_server:
-            servers.append((args.compare_label, Installation(
-                args.compare_server, basedir=args.compare_basedir,
-                hint="unpack Debian's with tools/install-stock-server or pass another "
-                     "with --compare-server")))
+        if getattr(args, "server_list", None):
+            servers = [(label, Installation(path, basedir=basedir, hint=(
+                f"--server-list {label}=...: build it (BUILD/build, BUILD/build stock-10.5), "
+                "unpack Debian's stock server with tools/install-stock-server, or give "
+                "another path")))
+                for label, path, basedir in args.server_list]
+        else:
+            servers = [(args.label, Installation(args.server, basedir=args.basedir))]
+            if args.compare_server:
+                servers.append((args.compare_label, Installation(
+                    args.compare_server, basedir=args.compare_basedir,
+                    hint="unpack Debian's with tools/install-stock-server or pass another "
+                         "with --compare-server")))
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.outdir = os.path.abspath(args.out or os.path.join("results", stamp))
         os.makedirs(self.outdir, exist_ok=True)
@@ -312,11 +336,18 @@ class Bench:
             self.meta["cpu_load"] = (
                 f"{args.cpu_load} process(es) spinning on the CPU while each run's load "
                 f"runs (--cpu-load)")
-        if labelled:
+        if len(self.targets) == 2:
             a, b = self.targets
             self.meta["compared"] = (
                 f"A = {a.label}, B = {b.label}: every arm runs on both, interleaved, each "
                 f"on its own data directory; B/A is B's median over A's for the same arm")
+        elif labelled:
+            a = self.targets[0]
+            self.meta["compared"] = (
+                f"{', '.join(t.label for t in self.targets)}: every arm runs on each, "
+                f"interleaved (the servers' order rotated per repeat), each on its own data "
+                f"directory; SERVER/{a.label} is a server's median over {a.label}'s for the "
+                f"same arm, paired by repeat")
 
     # -- helpers -----------------------------------------------------------
     def pick(self, scenario, key):
@@ -359,7 +390,20 @@ class Bench:
         cnf = dict(BASE_CNF)
         cnf["max_connections"] = str(max(151, threads + 50))
         cnf.update(dict(kv.split("=", 1) for kv in self.args.option))
+        # settings this version does not know stay out of its my.cnf
+        # (10.5 lacks some of 10.11's, 11.8 dropped some), listed in the report
+        unknown = unknown_settings(cnf, t.inst.variables())
+        for k in unknown:
+            del cnf[k]
         first = t.server is None
+        if first and unknown:
+            self.meta[t.meta_prefix + "my.cnf settings left out (the server does not "
+                      "know them)"] = ", ".join(unknown)
+            self.log(f"  {t.label}: leaving {', '.join(unknown)} out of its my.cnf: "
+                     "the server does not know them (mariadbd --verbose --help)")
+        elif first and t.inst.variables() is None:
+            self.meta[t.meta_prefix + "my.cnf settings"] = (
+                "not checked: mariadbd --verbose --help listed no variables")
         if first and os.path.isdir(os.path.join(t.workdir, "data")) and not self.args.reuse_datadir:
             raise ServerError(f"{t.workdir}/data exists; pass --reuse-datadir or another --out")
         if t.tcp_port is None and any(sc in TCP_SCENARIOS for sc in self.args.scenarios):
@@ -385,6 +429,7 @@ class Bench:
             except ServerError:
                 pass
         self.meta[m + "build flavour"] = flavour(t.inst)
+        self.meta[m + "my.cnf"] = cnf_settings(t.server.cnf)
         # the same for every server: asked once
         if "sysbench" not in self.meta:
             self.meta["sysbench"] = sysbench.version()
@@ -915,7 +960,7 @@ class Bench:
                         mine = sustained.get(t)
                         row.append(mine and report.rel(stats.ratio(tps["median"], mine[0]))
                                    or "")
-                if compare:     # B over A, same arm, repeat by repeat; blank on A's rows
+                if compare:     # over A, same arm, repeat by repeat; blank on A's rows
                     row.append("" if t is a else paired_ratio(rs, by.get((sc, a.arm(name))), key))
                 rows.append(row)
             if sc == "redo-per-trx":
@@ -931,7 +976,7 @@ class Bench:
                 if sc == "backlog-vs-lag" and sustained:
                     header.append("tps / sustained by purge")
             if compare:
-                header.append(f"B/A {key} ({self.targets[1].label}/{a.label})")
+                header.append(relative_header(key, self.targets))
             out.append((sc, header, rows))
             if sc == "purge-capacity":
                 out.append((f"{sc}: what purge sustained", ["server", "tps", "bound by"],
@@ -948,10 +993,9 @@ class Bench:
         the first arm (the first server's unthrottled); when two servers are
         compared, also B's arm over A's arm of the same name."""
         results = insertbench.rows_by_arm(runs)
-        pairs = []
-        if len(self.targets) > 1:
-            a, b = self.targets
-            pairs = [(arm, a.arm(arm[len(b.prefix):])) for arm in results if b.owns(arm)]
+        a = self.targets[0]
+        pairs = [(arm, a.arm(arm[len(t.prefix):])) for t in self.targets[1:]
+                 for arm in results if t.owns(arm)]
         return insertbench.relative_table(results, pairs=pairs)
 
     def finish(self):
@@ -973,6 +1017,16 @@ class Bench:
 
 
 LATENCY_HEADER = "latency ms p50 / p95 / p99 / max"
+
+
+def relative_header(key, targets):
+    """The header of the column of each server's arm over the first's:
+    B/A for two servers (as it always was), SERVER/A for more, where each
+    server's rows hold its own ratio."""
+    a = targets[0]
+    if len(targets) == 2:
+        return f"B/A {key} ({targets[1].label}/{a.label})"
+    return f"{key} / {a.label} (each server's row)"
 
 
 def latency_cell(rs):
@@ -1296,11 +1350,13 @@ def parse_args(argv):
     ap.add_argument("--reuse-datadir", action="store_true",
                     help="allow an existing data directory under --out")
     cmp = ap.add_argument_group(
-        "comparing two servers",
-        "A is --server, B is --compare-server. Arm names carry the server's label\n"
-        "(fork:unthrottled, stock:unthrottled); an arm that sets a variable a server\n"
-        "lacks is skipped on it, with a note; each table gets a B/A column: B's\n"
-        "median over A's for the same arm, measured in the same run.")
+        "comparing servers",
+        "A is --server, B is --compare-server; or any number with --server-list.\n"
+        "Arm names carry the server's label (fork:unthrottled, stock:unthrottled); an\n"
+        "arm that sets a variable a server lacks is skipped on it, with a note, and\n"
+        "my.cnf settings a server does not know are left out of its my.cnf and\n"
+        "listed; each table gets a column of each server's median over the first\n"
+        "server's for the same arm, paired by repeat, measured in the same run.")
     cmp.add_argument("--compare-server", default=None, metavar="PATH",
                      help="a second mariadbd, B: each arm of each scenario runs on A, then on "
                           "B (A, B, A, B, ...), each on its own data directory under --out. "
@@ -1311,6 +1367,15 @@ def parse_args(argv):
                      help="A's name in arm names, the report and server-LABEL/ (default fork)")
     cmp.add_argument("--compare-label", default=None, metavar="LABEL",
                      help="B's name (default stock)")
+    cmp.add_argument("--server-list", type=server_list, default=None,
+                     metavar="LABEL=PATH[:BASEDIR],...",
+                     help="two or more servers, the first the reference, e.g. "
+                          "fork=build,stock-10.5=build-stock-10.5,stock-10.11=~/.cache/"
+                          "purgelab/stock/10.11.18-0+deb12u1: PATH is a mariadbd, or a "
+                          "directory holding one (a build tree, a superbuild directory, "
+                          "an unpacked Debian tree); every arm runs on each, interleaved, "
+                          "the servers' order rotated per repeat. Instead of --server, "
+                          "--compare-server and their --label options")
     a = ap.parse_args(argv)
     for sc in a.scenarios:
         if sc not in SCENARIOS + ("all",):
@@ -1346,7 +1411,15 @@ def parse_args(argv):
     if (a.sweep_threads or a.switch) and "thread-sweep" not in a.scenarios:
         ap.error("--sweep-threads and --switch are thread-sweep's: add the scenario "
                  "thread-sweep")
-    if not a.compare_server:
+    if a.server_list:
+        given = [o for o, v in (("--server", a.server), ("--basedir", a.basedir),
+                                ("--compare-server", a.compare_server),
+                                ("--compare-basedir", a.compare_basedir), ("--label", a.label),
+                                ("--compare-label", a.compare_label)) if v is not None]
+        if given:
+            ap.error(f"--server-list names every server with its label: leave out "
+                     f"{', '.join(given)}")
+    elif not a.compare_server:
         given = [o for o, v in (("--compare-basedir", a.compare_basedir), ("--label", a.label),
                                 ("--compare-label", a.compare_label)) if v is not None]
         if given:
@@ -1361,6 +1434,56 @@ def parse_args(argv):
         ap.error(f"--label and --compare-label are both '{a.label}'; give the servers "
                  "different names")
     return a
+
+
+# where a mariadbd is under a directory given to --server-list: its own
+# directory, a superbuild
+# directory (build/, build-stock-10.5/), a build tree (build/release), an
+# installation or a tarball, Debian's packages unpacked (install-stock-server)
+SERVER_IN_DIR = ("mariadbd", "release/sql/mariadbd", "sql/mariadbd", "usr/sbin/mariadbd",
+                 "sbin/mariadbd", "bin/mariadbd")
+
+
+def find_server(path):
+    """--server-list's PATH: a mariadbd as it is, or the one under a
+    directory (SERVER_IN_DIR, the first found); a directory without one is
+    an error. A path that does not exist is left for Installation to
+    report."""
+    path = os.path.expanduser(path)
+    if not os.path.isdir(path):
+        return path
+    for rel in SERVER_IN_DIR:
+        p = os.path.join(path, rel)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    raise argparse.ArgumentTypeError(
+        f"no mariadbd under {path} (looked for {', '.join(SERVER_IN_DIR)}); "
+        "build it (BUILD/build, BUILD/build stock-10.5) or give the binary's path")
+
+
+def server_list(text):
+    """--server-list LABEL=PATH[:BASEDIR],...: [(label, mariadbd, basedir or
+    None)], two or more, labels distinct."""
+    out = []
+    for item in text.split(","):
+        label, eq, rest = item.strip().partition("=")
+        if not eq or not rest:
+            raise argparse.ArgumentTypeError(
+                f"'{item}': give LABEL=PATH, e.g. fork=build/release/sql/mariadbd")
+        if not LABEL_RE.fullmatch(label):
+            raise argparse.ArgumentTypeError(
+                f"label '{label}': use 1-32 letters, digits, '.', '_', '+' or '-', starting "
+                "with a letter or digit (it names arms and a directory)")
+        if label in [x[0] for x in out]:
+            raise argparse.ArgumentTypeError(f"label '{label}' is given twice")
+        path, colon, basedir = rest.partition(":")
+        if colon and not basedir:
+            raise argparse.ArgumentTypeError(f"'{item}': an empty BASEDIR after ':'")
+        out.append((label, find_server(path), os.path.expanduser(basedir) if basedir else None))
+    if len(out) < 2:
+        raise argparse.ArgumentTypeError(
+            f"'{text}': give two or more servers (one alone: --server PATH)")
+    return out
 
 
 def whole_numbers(text, what, example):

@@ -46,6 +46,49 @@ def free_port():
         return s.getsockname()[1]
 
 
+def parse_help_variables(text):
+    """The option names of 'mariadbd --verbose --help' (its table
+    "Variables (--variable-name=value) ... Value (after reading options)"),
+    with '_' for '-'; None when the output has no such table."""
+    lines = text.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines)
+                     if line.startswith("Variables (--variable-name=value)"))
+        sep = next(i for i in range(start, len(lines)) if lines[i].startswith("-----"))
+    except StopIteration:
+        return None
+    names = set()
+    for line in lines[sep + 1:]:
+        if not line.strip():
+            break
+        names.add(line.split()[0].replace("-", "_"))
+    return names or None
+
+
+def cnf_key(key):
+    """A my.cnf key as the help table names it ('-' as '_', no loose-)."""
+    key = key.strip().replace("-", "_")
+    return key[len("loose_"):] if key.startswith("loose_") else key
+
+
+def unknown_settings(options, known):
+    """The keys of options (a my.cnf's settings) that a server does not know
+    (known: parse_help_variables()); a skip-X or disable-X is known when X is,
+    a loose-X is never unknown (the server ignores it itself). None known:
+    nothing is left out (the server could not be asked)."""
+    if known is None:
+        return []
+    out = []
+    for key in options:
+        if key.strip().replace("_", "-").startswith("loose-"):
+            continue
+        k = cnf_key(key)
+        base = re.sub(r"^(skip|disable|enable)_", "", k)
+        if k not in known and base not in known:
+            out.append(key)
+    return out
+
+
 def tail(path, lines=25):
     try:
         with open(path, errors="replace") as f:
@@ -110,6 +153,19 @@ class Installation:
         if self.basedir == "/usr":
             return []
         return [f"--basedir={self.basedir}"]
+
+    def variables(self):
+        """The server's option and variable names ('mariadbd --verbose
+        --help', asked once), or None if it would not say."""
+        if not hasattr(self, "_variables"):
+            try:
+                out = subprocess.run([self.mariadbd, "--no-defaults", "--verbose", "--help"]
+                                     + self.server_args(), stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, timeout=120)
+                self._variables = parse_help_variables(out.stdout)
+            except (OSError, subprocess.TimeoutExpired):
+                self._variables = None
+        return self._variables
 
     def version(self):
         out = subprocess.run([self.mariadbd, "--no-defaults", "--version"],

@@ -132,6 +132,25 @@ class AssembleTest(unittest.TestCase):
         self.assertIn("sql/a.c", str(cm.exception))
 
 
+    def test_comparator_gets_its_own_series_and_no_overlay(self):
+        """A comparator (BUILD/build stock-10.5): patches/stock-X/ only."""
+        fix = PATCH.replace("sql/a.c", "sql/b.c").replace(" one\n-two\n+TWO\n three\n",
+                                                          "-bee\n+BEE\n").replace(
+            "@@ -1,3 +1,3 @@", "@@ -1 +1 @@")
+        write(os.path.join(self.repo, "patches/stock-x/series"), "# a build fix\nfix.patch\n")
+        write(os.path.join(self.repo, "patches/stock-x/fix.patch"), fix)
+        assemble.assemble(self.pristine, self.repo, self.out,
+                          patch_dir=os.path.join(self.repo, "patches/stock-x"), overlay=False)
+        self.assertEqual("BEE\n", self.read("sql/b.c"))
+        self.assertEqual("one\ntwo\nthree\n", self.read("sql/a.c"))     # not the fork's
+        self.assertFalse(os.path.exists(os.path.join(self.out, "storage/new.cc")))
+        # an empty series: the pristine tree as it is
+        write(os.path.join(self.repo, "patches/stock-x/series"), "# none needed\n")
+        assemble.assemble(self.pristine, self.repo, self.out,
+                          patch_dir=os.path.join(self.repo, "patches/stock-x"), overlay=False)
+        self.assertEqual("bee\n", self.read("sql/b.c"))
+
+
 class FetchUpstreamTest(unittest.TestCase):
     """Bad input to tools/fetch-upstream stops with one clear message."""
 
@@ -176,6 +195,19 @@ class FetchUpstreamTest(unittest.TestCase):
         self.assertIn("sha256 mismatch", p.stderr)
         self.assertIn("expected a46852c6", p.stderr)
         self.assertTrue(os.path.exists(path))
+
+    def test_comparator_pin(self):
+        path = self.tarball("t.tar.gz", {"m/VERSION": "x"})
+        p = subprocess.run([os.path.join(TOOLS, "fetch-upstream"), "--pin", "stock-10.5"],
+                           env=dict(self.env, PURGELAB_SOURCE_TARBALL=path),
+                           capture_output=True, text=True)
+        self.assertNotEqual(0, p.returncode)
+        self.assertIn("expected 3f7c33b2", p.stderr)        # the 10.5 pin's sha256
+        p = subprocess.run([os.path.join(TOOLS, "fetch-upstream"), "--pin", "stock-9.9"],
+                           env=self.env, capture_output=True, text=True)
+        self.assertNotEqual(0, p.returncode)
+        self.assertIn("no pin cmake/pin-stock-9.9.cmake; the pins are: stock-10.5 stock-11.8",
+                      p.stderr)
 
     def test_corrupt_archive(self):
         path = os.path.join(self.tmp.name, "bad.tar.gz")

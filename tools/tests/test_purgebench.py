@@ -12,7 +12,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from purgebench import bench, cpuload, sampler, stats, sysbench  # noqa: E402
-from purgebench.server import Installation, ServerError, parse_backlog  # noqa: E402
+from purgebench.server import (Installation, ServerError, parse_backlog,  # noqa: E402
+                               parse_help_variables, unknown_settings)
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
@@ -227,16 +228,31 @@ FORK_ONLY = {"innodb_purge_throttle", "innodb_purge_coupled_throttle",
              "innodb_undo_log_compact_init", "innodb_purge_drain_rsegs"}
 
 
-def fake_tree(root, debian):
+def help_table(names):
+    """What 'mariadbd --verbose --help' ends with: its variables table."""
+    return ("Variables (--variable-name=value)\n"
+            "and boolean options {FALSE|TRUE}                             Value (after "
+            "reading options)\n" + "-" * 60 + " -------------\n"
+            + "".join(f"{n.replace('_', '-'):<60} 1\n" for n in names) + "\n"
+            "To see what values a running MariaDB server is using, type\n")
+
+
+def fake_tree(root, debian, version="10.11.18", lacks=None):
     """Executables where Installation looks: a tarball's bin/, or Debian's
-    usr/sbin + usr/bin + usr/share/mysql unpacked by install-stock-server."""
+    usr/sbin + usr/bin + usr/share/mysql unpacked by install-stock-server.
+    With lacks, its mariadbd's --verbose --help lists the variables of
+    bench.BASE_CNF and a few more, except those."""
     usr = os.path.join(root, "usr") if debian else root
     server_dir = os.path.join(usr, "sbin" if debian else "bin")
     for d, name in ((server_dir, "mariadbd"), (os.path.join(usr, "bin"), "mariadb"),
                     (os.path.join(usr, "bin"), "mariadb-install-db")):
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, name), "w") as f:
-            f.write("#!/bin/sh\necho 'mariadbd  Ver 10.11.18-MariaDB'\n")
+            f.write(f"#!/bin/sh\necho 'mariadbd  Ver {version}-MariaDB'\n")
+            if lacks is not None:
+                names = set(bench.BASE_CNF) | {"max_connections", "datadir", "socket"}
+                f.write("[ \"$3\" = --help ] && cat <<'EOF'\n"
+                        + help_table(sorted(names - set(lacks))) + "EOF\n")
         os.chmod(os.path.join(d, name), 0o755)
     if debian:
         os.makedirs(os.path.join(usr, "share", "mysql", "english"))
@@ -255,10 +271,13 @@ class FakeServer:
 
     def __init__(self, inst, workdir, options=None, allow_nonempty=False, tcp_port=None):
         self.inst = inst
+        self.options = dict(options or {})
         self.tcp_port = tcp_port
         os.makedirs(workdir, exist_ok=True)
         self.cnf = os.path.join(workdir, "my.cnf")
-        open(self.cnf, "w").close()
+        with open(self.cnf, "w") as f:
+            f.write("[mariadbd]\ndatadir=/x/data\n"
+                    + "".join(f"{k}={v}\n" for k, v in self.options.items()))
         self.socket = os.path.join(workdir, "mysqld.sock")
         self.datadir = os.path.join(workdir, "data")
         self.proc = None
@@ -293,8 +312,8 @@ class FakeBench(bench.Bench):
     """The real planning, interleaving, labelling and tables; a run only
     records what it would measure: tps by server and repeat, history that
     stays flat up to a server's capacity and grows beyond it."""
-    tps = {"A": (100, 90, 110), "B": (90, 90, 90)}     # by repeat
-    capacity = {"A": 1000, "B": 500}
+    tps = {"A": (100, 90, 110), "B": (90, 90, 90), "C": (80, 80, 80)}     # by repeat
+    capacity = {"A": 1000, "B": 500, "C": 400}
     client_limit = None     # a --rate above which sysbench's event queue fills
 
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
@@ -302,7 +321,7 @@ class FakeBench(bench.Bench):
         srv = self.use(t)
         for var in settings:
             assert self.has_var(t, var), (t.label, arm, var)
-        key = "A" if t is self.targets[0] else "B"
+        key = "ABC"[self.targets.index(t)]
         tps = self.tps[key][repeat - 1]
         growth = 1000 if rate is not None and rate > self.capacity[key] else 0
         compact = settings.get("innodb_undo_log_compact_init") == "ON"
@@ -371,12 +390,13 @@ class CompareTest(unittest.TestCase):
 
     def test_every_arm_on_both_servers_interleaved(self):
         b = self.bench("history-growth", "--repeats", "2")
-        # the second repeat starts from the second arm (rotate())
+        # the second repeat starts from the second arm, and an arm's servers
+        # in the second place (rotate())
         self.assertEqual([("fork:no-throttle", 1), ("stock:no-throttle", 1),
                           ("fork:adaptive@1000", 1),
                           ("fork:adaptive@1000", 2),
-                          ("fork:no-throttle", 2), ("stock:no-throttle", 2)], self.order(b))
-        self.assertEqual(["fork", "stock", "fork", "fork", "fork", "stock"],
+                          ("stock:no-throttle", 2), ("fork:no-throttle", 2)], self.order(b))
+        self.assertEqual(["fork", "stock", "fork", "fork", "stock", "fork"],
                          [r["server"] for r in b.runs])
         self.assertEqual([], FakeServer.up)
 
@@ -544,6 +564,128 @@ class CompareTest(unittest.TestCase):
         self.assertIn(bench.LATENCY_HEADER, header)
 
 
+class ServerListTest(unittest.TestCase):
+    """--server-list: N labelled servers in one run."""
+
+    def setUp(self):
+        CompareTest.setUp(self)     # the same fake fork and Debian trees
+        self.old = fake_tree(os.path.join(self.tmp, "old"), debian=False, version="10.5.23",
+                             lacks={"innodb_flush_method"})
+        FakeServer.lacking[self.old] = FORK_ONLY
+
+    def listed(self, *argv, servers=None):
+        servers = servers or (f"fork={self.fork},stock={os.path.dirname(self.stock)},"
+                              f"old={os.path.dirname(os.path.dirname(self.old))}")
+        argv = list(argv) + ["--server-list", servers, "--out", os.path.join(self.tmp, "out")]
+        b = FakeBench(bench.parse_args(argv))
+        for sc in b.args.scenarios:
+            with mock.patch("builtins.print"):
+                b.scenario(sc)
+        b.stop()
+        return b
+
+    def test_parsing(self):
+        sl = bench.server_list(f"fork={self.fork},stock={self.stock}:/opt/base")
+        self.assertEqual([("fork", self.fork, None), ("stock", self.stock, "/opt/base")], sl)
+        # a directory: the mariadbd under it (here Debian's tree, usr/sbin)
+        root = os.path.dirname(os.path.dirname(os.path.dirname(self.stock)))
+        self.assertEqual(self.stock, bench.server_list(f"a={self.fork},b={root}")[1][1])
+        # a superbuild directory: its release/sql/mariadbd
+        sb = os.path.join(self.tmp, "build-stock-10.5")
+        tree = os.path.join(sb, "release", "sql")
+        os.makedirs(tree)
+        shutil.copy(self.fork, tree)
+        self.assertEqual(os.path.join(tree, "mariadbd"),
+                         bench.server_list(f"a={self.fork},b={sb}")[1][1])
+
+    def test_bad_lists_are_clear_errors(self):
+        for text, msg in ((f"fork={self.fork}", "two or more servers"),
+                          (f"fork={self.fork},fork={self.stock}", "given twice"),
+                          (f"fork={self.fork},{self.stock}", "give LABEL=PATH"),
+                          (f"fork={self.fork},a:b={self.stock}", "label 'a:b'"),
+                          (f"fork={self.fork},b=", "give LABEL=PATH"),
+                          (f"fork={self.fork},b={self.stock}:", "empty BASEDIR"),
+                          (f"fork={self.fork},b={self.tmp}", "no mariadbd under")):
+            with self.assertRaisesRegex(bench.argparse.ArgumentTypeError, msg, msg=text):
+                bench.server_list(text)
+        for argv in (["--server-list", f"a={self.fork},b={self.stock}", "--server", self.fork],
+                     ["--server-list", f"a={self.fork},b={self.stock}", "--compare-server",
+                      self.stock],
+                     ["--server-list", f"a={self.fork},b={self.stock}", "--label", "x"]):
+            with self.assertRaises(SystemExit, msg=argv), mock.patch("sys.stderr"):
+                bench.parse_args(argv)
+
+    def test_every_arm_on_each_server_rotated(self):
+        b = self.listed("history-growth", "--repeats", "3")
+        no = [r["server"] for r in b.runs if r["arm"].endswith(":no-throttle")]
+        self.assertEqual(["fork", "stock", "old", "stock", "old", "fork",
+                          "old", "fork", "stock"], no)
+        # the fork's own arm runs on the fork alone, each repeat
+        self.assertEqual(3, sum(r["arm"] == "fork:adaptive@1000" for r in b.runs))
+        self.assertEqual(["server-fork", "server-old", "server-stock"],
+                         sorted(d for d in os.listdir(b.outdir) if d.startswith("server")))
+        self.assertTrue(b.meta["compared"].startswith("fork, stock, old: every arm runs on "
+                                                      "each"))
+
+    def test_a_relative_column_against_the_first_server(self):
+        b = self.listed("history-growth", "--repeats", "3")
+        (title, header, rows), = b.tables()
+        self.assertEqual("tps / fork (each server's row)", header[-1])
+        by = {row[0]: row for row in rows}
+        self.assertEqual("", by["fork:no-throttle"][-1])
+        self.assertEqual("**0.90** (red) (0.82..1.00)", by["stock:no-throttle"][-1])
+        self.assertEqual("**0.80** (red) (0.73..0.89)", by["old:no-throttle"][-1])
+        self.assertEqual(len(header), len(rows[0]))
+
+    def test_backlog_vs_lag_skips_the_forks_arms_on_both_stock_servers(self):
+        b = self.listed("backlog-vs-lag", "--lags", "1000")
+        self.assertEqual(["fork:unthrottled", "stock:unthrottled", "old:unthrottled",
+                          "fork:formula@1000", "stock:formula@1000", "old:formula@1000",
+                          "fork:adaptive@1000"], [r["arm"] for r in b.runs])
+        with open(os.path.join(b.outdir, "progress.log")) as f:
+            log = f.read()
+        for label in ("stock", "old"):
+            self.assertIn(f"  {label}: skipping adaptive@1000: needs @@innodb_purge_throttle",
+                          log)
+
+    def test_settings_a_version_does_not_know_are_left_out_and_listed(self):
+        b = self.listed("history-growth")
+        old = next(t for t in b.targets if t.label == "old")
+        self.assertNotIn("innodb_flush_method", old.server.options)
+        self.assertIn("innodb_buffer_pool_size", old.server.options)
+        self.assertEqual("innodb_flush_method",
+                         b.meta["old: my.cnf settings left out (the server does not know "
+                                "them)"])
+        self.assertIn("Ver 10.5.23", b.meta["old: mariadbd --version"])
+        # the others keep it (the fake fork says nothing: not checked)
+        fork = next(t for t in b.targets if t.label == "fork")
+        self.assertEqual("O_DIRECT", fork.server.options["innodb_flush_method"])
+        self.assertIn("not checked", b.meta["fork: my.cnf settings"])
+        # each server's my.cnf in the report, without this run's paths
+        self.assertIn("innodb_buffer_pool_size=2G", b.meta["old: my.cnf"])
+        self.assertNotIn("innodb_flush_method", b.meta["old: my.cnf"])
+        self.assertNotIn("datadir", b.meta["old: my.cnf"])
+        with open(os.path.join(b.outdir, "progress.log")) as f:
+            self.assertIn("old: leaving innodb_flush_method out of its my.cnf", f.read())
+
+
+class HelpVariablesTest(unittest.TestCase):
+    def test_parse_help_table(self):
+        text = ("mariadbd  Ver 10.5.23-MariaDB\n  --innodb-foo  an option\n"
+                + help_table(["innodb_buffer_pool_size", "skip_networking", "max_connections"]))
+        self.assertEqual({"innodb_buffer_pool_size", "skip_networking", "max_connections"},
+                         parse_help_variables(text))
+        self.assertIsNone(parse_help_variables("mariadbd  Ver 10.5.23-MariaDB\n"))
+
+    def test_unknown_settings(self):
+        known = {"innodb_buffer_pool_size", "innodb_doublewrite", "max_connections"}
+        opts = {"innodb_buffer_pool_size": "2G", "innodb-doublewrite": "ON",
+                "innodb_purge_throttle": "adaptive", "skip-innodb-doublewrite": None,
+                "loose-innodb-whatever": "1", "max_connections": "300"}
+        self.assertEqual(["innodb_purge_throttle"], unknown_settings(opts, known))
+        self.assertEqual([], unknown_settings(opts, None))
+
+
 class InterleaveTest(unittest.TestCase):
     class T:
         def __init__(self, label, lacks=()):
@@ -607,10 +749,25 @@ class RotateTest(unittest.TestCase):
         self.assertEqual([("a", "z"), ("a", "x"), ("a", "y")], bench.rotate(runs, 3))
         self.assertEqual(runs, bench.rotate(runs, 4))
 
-    def test_the_servers_runs_of_an_arm_stay_together(self):
+    def test_the_servers_runs_of_an_arm_stay_together_their_order_rotated(self):
         runs = [("A", "x", 1), ("B", "x", 2), ("A", "y", 3), ("B", "y", 4), ("A", "z", 5)]
-        self.assertEqual([("A", "y", 3), ("B", "y", 4), ("A", "z", 5), ("A", "x", 1),
-                          ("B", "x", 2)], bench.rotate(runs, 2))
+        self.assertEqual([("B", "y", 4), ("A", "y", 3), ("A", "z", 5), ("B", "x", 2),
+                          ("A", "x", 1)], bench.rotate(runs, 2))
+        self.assertEqual(runs, bench.rotate(runs, 3)[1:] + bench.rotate(runs, 3)[:1])
+
+    def test_each_of_n_servers_runs_an_arm_first_once_in_n_repeats(self):
+        runs = [(s, "x") for s in "ABCD"] + [(s, "y") for s in "ABCD"]
+        firsts = []
+        for r in range(1, 5):
+            order = bench.rotate(runs, r)
+            self.assertEqual(sorted(runs), sorted(order))
+            x = [s for s, arm in order if arm == "x"]
+            self.assertEqual(4, len(x))
+            firsts.append(x[0])
+            # still grouped: the four runs of an arm follow each other
+            arms = [arm for _, arm in order]
+            self.assertEqual(arms, sorted(arms, key=arms.index))
+        self.assertEqual(["A", "B", "C", "D"], firsts)
 
     def test_nothing_to_run(self):
         self.assertEqual([], bench.rotate([], 3))
