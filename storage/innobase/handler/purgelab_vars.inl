@@ -91,8 +91,8 @@ static MYSQL_SYSVAR_ENUM(purge_throttle, innodb_purge_throttle,
   " of read-write commits: after a read-write commit a connection waits for"
   " its slot once its command has ended outside a transaction, up to"
   " 1 second, ignoring innodb_max_purge_lag_delay and never while purge"
-  " cannot progress)",
-  NULL, purgelab_update_throttle, PURGE_THROTTLE_FORMULA,
+  " cannot progress). Either acts only while innodb_max_purge_lag is set",
+  NULL, purgelab_update_throttle, PURGE_THROTTLE_ADAPTIVE,
   &purge_throttle_typelib);
 
 static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,

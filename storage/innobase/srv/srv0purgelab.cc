@@ -52,7 +52,7 @@ void thd_exit_cond(MYSQL_THD thd, const PSI_stage_info *stage,
                    int src_line);
 
 my_bool innodb_purge_coupled_throttle= TRUE;
-ulong innodb_purge_throttle= PURGE_THROTTLE_FORMULA;
+ulong innodb_purge_throttle= PURGE_THROTTLE_ADAPTIVE;
 my_bool innodb_undo_log_compact_init= TRUE;
 uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
