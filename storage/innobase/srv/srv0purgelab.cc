@@ -248,7 +248,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   s.adaptive_drain_width= s.adaptive.drain_width();
   purge_throttle_stats.error= s.adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(s.adaptive.purge_rate());
-  /* no per-row delay: the adaptive wait is taken after commit */
+  /* no per-row delay: the adaptive wait is taken at the end of the command */
   return 0;
 }
 
