@@ -596,12 +596,24 @@ class Bench:
         return result
 
     # -- scenarios -------------------------------------------------------
+    def no_throttle(self, t):
+        """The settings of a run without throttle on the server of t: no
+        target, and on the fork the formula mode explicitly, so that the arm
+        does not depend on the default of innodb_purge_throttle."""
+        if self.has_var(t, "innodb_purge_throttle"):
+            return {"innodb_max_purge_lag": 0, "innodb_purge_throttle": "formula"}
+        return {"innodb_max_purge_lag": 0}
+
+    def unthrottled(self, t):
+        """[the unthrottled arm] for the server of t (plan()'s fixed=)."""
+        return [("unthrottled", self.no_throttle(t))]
+
     def arms_for(self, t, scenario, lag=None):
         """[(arm name, SET GLOBAL settings)] for the server of t."""
         a = self.args
         fork = self.has_var(t, "innodb_purge_throttle")
         if scenario in ("history-growth",):
-            arms = [("no-throttle", {"innodb_max_purge_lag": 0})]
+            arms = [("no-throttle", self.no_throttle(t))]
             if fork and "adaptive" in a.arms:
                 arms.append(("adaptive@1000", {"innodb_max_purge_lag": 1000,
                                                "innodb_purge_throttle": "adaptive"}))
@@ -629,13 +641,15 @@ class Bench:
         if scenario == "thread-sweep":
             return sweep_arms(self.args.switch, len(self.targets) > 1,
                               self.has_var(t, DEFAULT_SWITCH[0]))
-        return [("no-throttle", {"innodb_max_purge_lag": 0})]
+        return [("no-throttle", self.no_throttle(t))]
 
     def plan(self, scenario, lag=None, fixed=None, targets=None):
-        """The runs of one step, interleaved over the servers: fixed arms,
-        or each server's arms_for(). Skipped arms are logged once."""
+        """The runs of one step, interleaved over the servers: fixed arms
+        (a list, or a function of the server that returns one), or each
+        server's arms_for(). Skipped arms are logged once."""
         targets = self.targets if targets is None else targets
-        lists = [(t, with_drains(fixed if fixed is not None
+        lists = [(t, with_drains(fixed(t) if callable(fixed)
+                                 else fixed if fixed is not None
                                  else self.arms_for(t, scenario, lag), self.args.drains,
                                  self.has_var(t, "innodb_purge_drain_rsegs")))
                  for t in targets]
@@ -674,7 +688,7 @@ class Bench:
             lags = self.args.lags or self.pick(name, "lags")
             for r in range(1, repeats + 1):
                 runs = [(t, arm, st, None) for t, arm, st in
-                        self.plan(name, fixed=[("unthrottled", {"innodb_max_purge_lag": 0})])]
+                        self.plan(name, fixed=self.unthrottled)]
                 for lag in lags:
                     runs += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
                 for t, arm, st, extra in rotate(runs, r):
@@ -729,7 +743,7 @@ class Bench:
             self.gotpc_snapshot(t, binary, name, warehouses)
         for r in range(1, repeats + 1):
             runs = [(t, arm, st, None) for t, arm, st in
-                    self.plan(name, fixed=[("unthrottled", {"innodb_max_purge_lag": 0})])]
+                    self.plan(name, fixed=self.unthrottled)]
             for lag in lags:
                 runs += [(t, arm, st, {"lag": lag})
                          for t, arm, st in self.plan("backlog-vs-lag", lag)]
@@ -839,7 +853,7 @@ class Bench:
                  f"{insertbench.estimated_seconds(steps) / 60:.0f} min per arm (estimate)")
         for r in range(1, self.args.repeats + 1):
             arms = [(t, arm, st, None) for t, arm, st in
-                    self.plan(name, fixed=[("unthrottled", {"innodb_max_purge_lag": 0})])]
+                    self.plan(name, fixed=self.unthrottled)]
             for lag in lags:
                 arms += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
             # rotate whole arms: each arm runs all its steps in order

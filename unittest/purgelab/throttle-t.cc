@@ -70,19 +70,48 @@ TEST(Coupling, DelayedDmlWakesPurgeOnlyWhenCoupled)
 
 TEST(Coupling, CoordinatorStaysWhileThrottlingOnlyWhenCoupled)
 {
-  EXPECT_TRUE(coordinator_continues(true, 5, 0));
-  EXPECT_TRUE(coordinator_continues(false, 5, 0));
-  EXPECT_FALSE(coordinator_continues(true, 0, 0));
-  EXPECT_TRUE(coordinator_continues(true, 0, 5000));
-  EXPECT_FALSE(coordinator_continues(false, 0, 5000));
+  EXPECT_TRUE(coordinator_continues(true, 5, false));
+  EXPECT_TRUE(coordinator_continues(false, 5, false));
+  EXPECT_FALSE(coordinator_continues(true, 0, false));
+  EXPECT_TRUE(coordinator_continues(true, 0, true));
+  EXPECT_FALSE(coordinator_continues(false, 0, true));
 }
 
-TEST(Coupling, CoupledNeverKeepsAnIdleCoordinatorSpinning)
+TEST(Coupling, CoupledTermReachableWhenABatchFoundNothing)
 {
-  /* A coupled batch that handled no pages publishes no delay, so the
-  coordinator goes idle rather than spin on a blocked history. */
-  for (uint64_t history : {0u, 5000u, 50000u, 5000000u})
-    EXPECT_FALSE(coordinator_continues(true, 0,
-                                       batch_delay(true, 0, history, 10000,
-                                                   5000)));
+  /* The term must not depend on the delay published after the batch: coupled,
+  that is 0 whenever the batch found nothing, which made the term dead. What
+  counts is whether DML is throttled (history over the lag). */
+  const uint64_t histories[]= {50000, 5000000};
+  for (uint64_t history : histories)
+  {
+    EXPECT_EQ(0u, batch_delay(true, 0, history, 10000, 5000));
+    const bool throttling= formula_delay(history, 10000, 5000) != 0;
+    EXPECT_TRUE(coordinator_continues(true, 0, throttling));
+    EXPECT_FALSE(coordinator_continues(false, 0, throttling));
+  }
+  EXPECT_FALSE(coordinator_continues(true, 0,
+                                     formula_delay(9000, 10000, 5000) != 0));
+}
+
+TEST(Coupling, CoordinatorBacksOffWhileBatchesFindNothing)
+{
+  EXPECT_EQ(POLL_MIN, poll_interval(0));
+  EXPECT_EQ(POLL_MIN, poll_interval(1));
+  uint64_t last= POLL_MIN;
+  for (unsigned n= 2; n < 100; n++)
+  {
+    EXPECT_GE(poll_interval(n), last);
+    EXPECT_LE(poll_interval(n), POLL_MAX);
+    last= poll_interval(n);
+  }
+  EXPECT_EQ(POLL_MAX, poll_interval(5));
+  EXPECT_EQ(POLL_MAX, poll_interval(~0u));
+  /* wake-ups in 10 s of an old read view: 1e6 / POLL_MAX a second after
+  the first few */
+  uint64_t total= 0;
+  unsigned wakeups= 0;
+  for (unsigned n= 1; total < 10000000; n++, wakeups++)
+    total+= poll_interval(n);
+  EXPECT_LE(wakeups, 10000000 / POLL_MAX + 4);
 }

@@ -25,6 +25,48 @@ PURGELAB_STATUS_VARIABLES in its arrays).
 
 #include "srv0purgelab.h"
 #include "trx0drain.h"
+#include "sql_parse.h"                  /* engine_idle_wait_hook */
+
+extern handlerton *innodb_hton_ptr;
+
+/** engine_idle_wait_hook: a connection finished a command and holds no
+transaction, no table locks and no metadata locks */
+static void purgelab_idle(THD *thd)
+{
+  purge_throttle_idle(thd, static_cast<trx_t*>
+                      (thd_get_ha_data(thd, innodb_hton_ptr)));
+}
+
+/** Start the fork's throttle (innodb_init(), before srv_start()): its latch,
+and the hook in which a connection takes a wait it owes */
+static void purgelab_init()
+{
+  purge_throttle_init();
+  engine_idle_wait_hook= purgelab_idle;
+}
+
+/** Stop it (InnoDB shutdown, once no connection and no purge runs) */
+static void purgelab_deinit()
+{
+  engine_idle_wait_hook= nullptr;
+  purge_throttle_deinit();
+}
+
+/** Update innodb_purge_throttle: let every waiting connection in */
+static void purgelab_update_throttle(THD *, st_mysql_sys_var *, void *var,
+                                     const void *save)
+{
+  *static_cast<ulong*>(var)= *static_cast<const ulong*>(save);
+  purge_throttle_mode_changed();
+}
+
+/** Update innodb_max_purge_lag: let every waiting connection in */
+static void purgelab_update_max_purge_lag(THD *, st_mysql_sys_var *,
+                                          void *var, const void *save)
+{
+  *static_cast<ulong*>(var)= *static_cast<const ulong*>(save);
+  purge_throttle_mode_changed();
+}
 
 static MYSQL_SYSVAR_BOOL(purge_coupled_throttle, innodb_purge_coupled_throttle,
   PLUGIN_VAR_OPCMDARG,
@@ -46,10 +88,12 @@ static MYSQL_SYSVAR_ENUM(purge_throttle, innodb_purge_throttle,
   " formula (upstream's: a per-row delay growing with the history length,"
   " capped by innodb_max_purge_lag_delay) or adaptive (a feedback controller"
   " that holds the history near innodb_max_purge_lag by limiting the rate"
-  " of read-write commits: each waits for its slot after its commit, up to"
+  " of read-write commits: after a read-write commit a connection waits for"
+  " its slot once its command has ended outside a transaction, up to"
   " 1 second, ignoring innodb_max_purge_lag_delay and never while purge"
-  " cannot progress)",
-  NULL, NULL, PURGE_THROTTLE_FORMULA, &purge_throttle_typelib);
+  " cannot progress). Either acts only while innodb_max_purge_lag is set",
+  NULL, purgelab_update_throttle, PURGE_THROTTLE_ADAPTIVE,
+  &purge_throttle_typelib);
 
 static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
   PLUGIN_VAR_OPCMDARG,
@@ -123,6 +167,11 @@ static bool purge_throttle_active() noexcept
    purge_throttle_concurrency_in_force>, SHOW_SIMPLE_FUNC},             \
   {"purge_throttle_waiting", (char*) &show_computed<uint, SHOW_UINT,    \
    purge_throttle_gate_waiting>, SHOW_SIMPLE_FUNC},                     \
+  /* admission tickets out: connections let in, transaction not ended */ \
+  {"purge_throttle_tickets", (char*) &show_computed<uint, SHOW_UINT,    \
+   purge_throttle_tickets>, SHOW_SIMPLE_FUNC},                          \
+  {"purge_coordinator_polls", &purge_throttle_stats.coordinator_polls,  \
+   SHOW_ULONGLONG},                                                     \
   {"purge_throttle_commit_limit", (char*) &show_computed<ulonglong,     \
    SHOW_ULONGLONG, purge_throttle_commit_limit_in_force>,               \
    SHOW_SIMPLE_FUNC},                                                   \

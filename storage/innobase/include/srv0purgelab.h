@@ -33,6 +33,9 @@ hooks in upstream InnoDB code call.
 struct buf_block_t;
 struct mtr_t;
 struct trx_rseg_t;
+struct trx_t;
+namespace purge_throttle { struct connection; }
+class THD;
 
 /** innodb_purge_coupled_throttle: MDEV-29401 coupling of the DML delay to
 purge (default ON); OFF restores the uncoupled semantics */
@@ -67,6 +70,9 @@ struct purge_throttle_stats_t
   its rollback segment's history suggested a history over act_from(), and
   woke it */
   Atomic_counter<ulonglong> commit_wakeups;
+  /** times the purge coordinator, after a batch that found nothing to
+  purge, polled again rather than go idle because DML is throttled */
+  Atomic_counter<ulonglong> coordinator_polls;
   /** adaptive mode: history length minus target at the last update */
   Atomic_relaxed<longlong> error;
   /** adaptive mode: estimated purge rate, transactions per second */
@@ -153,24 +159,49 @@ uint purge_throttle_concurrency_in_force() noexcept;
 /** @return threads waiting for the adaptive throttle to let them in */
 uint purge_throttle_gate_waiting() noexcept;
 
-/** Give back this thread's admission ticket, and after a read-write
-commit wait to be let in again while a limit is in force.
-@param wrote_commit  the transaction wrote a commit record */
-void purge_throttle_pay_trx_delay(bool wrote_commit) noexcept;
+/** @return the admission tickets out (connections let in by the adaptive
+throttle that have not ended their transaction yet; some may have expired) */
+uint purge_throttle_tickets() noexcept;
 
-/** At the end of a commit (innobase_commit()), when the transaction holds
-no locks and no read view any more: in the adaptive mode, give back the
-admission ticket of the transaction and, after a read-write commit while a
-limit is in force, wait until the throttle lets the thread in for its next
-one.  This runs in the connection's own thread also when the leader of a
-binlog group commit committed the transaction in InnoDB (commit_ordered).
+/** A connection's transaction ended (innobase_commit(), innobase_rollback()
+of the whole transaction): give its admission ticket back at once, and
+after a read-write commit in the adaptive mode note that it owes a wait at
+the gate, which it takes once it holds nothing (purge_throttle_idle()).
+@param c             the connection's place (trx_t::throttle)
 @param wrote_commit  the transaction wrote a commit record (trx_t::commit_lsn
-                     was set) */
-inline void purge_throttle_after_trx_commit(bool wrote_commit) noexcept
-{
-  if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))
-    purge_throttle_pay_trx_delay(wrote_commit);
-}
+                     was set, also when the leader of a binlog group commit
+                     committed it in InnoDB) */
+void purge_throttle_trx_end(purge_throttle::connection &c, bool wrote_commit)
+  noexcept;
+
+/** A connection ends (innobase_close_connection()): give its ticket back;
+it owes no wait any more.
+@param c  the connection's place (trx_t::throttle) */
+void purge_throttle_connection_end(purge_throttle::connection &c) noexcept;
+
+/** The server's engine_idle_wait_hook (sql/sql_parse.cc): a connection
+finished a command and holds no transaction, no table locks and no metadata
+locks.  If it owes a wait and a commit rate limit is in force, it waits at
+the gate until let in for its next transaction, at most a second; KILL ends
+the wait, the processlist shows "Waiting for purge to catch up".
+@param thd  the connection
+@param trx  its InnoDB transaction object (nullptr: none) */
+void purge_throttle_idle(THD *thd, trx_t *trx) noexcept;
+
+/** innodb_purge_throttle or innodb_max_purge_lag changed: open the gate,
+letting every waiting connection in at once; the next purge batch publishes
+a limit for the new setting. */
+void purge_throttle_mode_changed() noexcept;
+
+/** The purge coordinator found the history empty: no per-row delay, no
+commit rate limit (srv_dml_needed_delay= 0). */
+void purge_throttle_no_history() noexcept;
+
+/** Create the throttle's latch (InnoDB startup, before any connection). */
+void purge_throttle_init() noexcept;
+/** Open the gate for good and free the latch (InnoDB shutdown, after the
+connections ended). */
+void purge_throttle_deinit() noexcept;
 
 /** Undo log pages initialised since startup, by the redo record written:
 UNDO_INIT (innodb_undo_log_compact_init=ON) or generic writes (OFF), so

@@ -84,41 +84,41 @@ constexpr bool dml_wakes_purge(bool coupled) noexcept { return coupled; }
 /** Whether the purge coordinator keeps running after a batch.
 @param coupled      innodb_purge_coupled_throttle
 @param batch_pages  undo log pages the batch handled
-@param delay        the per-row DML delay in force
+@param throttling   DML is being throttled: the history exceeds the point
+                    from which the selected throttle acts (not the delay
+                    published after this batch, which coupled is 0 when
+                    the batch found nothing)
 @return whether to run another batch rather than go idle */
 constexpr bool coordinator_continues(bool coupled, size_t batch_pages,
-                                     uint64_t delay) noexcept
+                                     bool throttling) noexcept
 {
-  return batch_pages || (coupled && delay);
+  return batch_pages || (coupled && throttling);
+}
+
+/** Shortest and longest wait of the coordinator before it looks again
+after batches that found nothing to purge while DML is throttled, in
+microseconds: the wait doubles with each such batch, so that an old read
+view costs at most 1e6 / POLL_MAX wake-ups a second */
+constexpr uint64_t POLL_MIN= 10000, POLL_MAX= 100000;
+
+/** @return the coordinator's wait before it looks again, in microseconds
+@param empty_batches  consecutive batches that found nothing to purge */
+constexpr uint64_t poll_interval(unsigned empty_batches) noexcept
+{
+  return empty_batches <= 1 ? POLL_MIN
+    : empty_batches > 4 ? POLL_MAX
+    : POLL_MIN << (empty_batches - 1);
 }
 
 /** The fork's adaptive throttle (innodb_purge_throttle=adaptive): holds the
-history length near a target (innodb_max_purge_lag) without a hand-tuned
-delay.  Upstream's formula leaves three gaps that this closes:
- - the purge coordinator goes idle when a batch finds nothing to purge (or
-   the history is momentarily empty), and nothing wakes it for up to a
-   second (srv_master_callback) while DML piles up history: on this 2-core
-   machine 8 connections commit 50,000 transactions in that second. The
-   adaptive mode wakes it at commit and keeps it polling while history is
-   over act_from();
- - a fixed cap (innodb_max_purge_lag_delay, 5 ms in the field) cannot slow
-   hundreds of threads down to the purge rate;
- - the per-row delay is taken inside the transaction, holding its row locks
-   and read view: at 256 threads that made the history longer than no
-   throttle at all.  The adaptive wait is taken once per read-write
-   transaction, after its commit, when it holds nothing.
-It estimates the purge rate (the transactions purge parsed, while it had
-work; a drop within a second, a rise over seconds) and admits commits at
-that rate plus a correction that closes the gap to the target over about
-TAU seconds (admission_gate), from pace_from() down to act_from().  It
-limits the commit rate rather than choosing a delay, because a server that
-is saturated does not commit more slowly when its threads are delayed a
-little: they only queue less inside it.  Its commit rate falls only once
-the delay exceeds that queueing, and then steeply.  A controller that
-scaled a delay by the ratio of measured to wanted commit rate swung between
-free running and 100 ms delays at 256 threads there.  From drain_from()
-it also widens the drain of rollback segments (drain_width()).  Updated
-only by the purge coordinator, after each batch. */
+history length near a target (innodb_max_purge_lag) by limiting the rate of
+read-write commits (enforced by admission_gate), and widens the drain of
+rollback segments (drain_width()).  The limit is the estimated purge rate
+plus a correction that closes the gap to the target in about TAU; it is in
+force from pace_from() down to act_from(), never below MIN_SHARE of the
+purge rate, never without a target or while purge cannot progress.  Updated
+only by the purge coordinator, after each batch.  Why a rate limit and not
+a delay, and what was measured: docs/adaptive-throttle.md. */
 class adaptive_controller
 {
 public:
@@ -130,16 +130,11 @@ public:
   within a second */
   static constexpr uint64_t RATE_TAU= 500000;
   /** Time constant of the purge rate estimate when the rate rises, in
-  microseconds.  On 2 cores purge's rate rises when DML is throttled,
-  because DML leaves it CPU; an estimate that followed that within a
-  second raised the limit at once, which took the CPU back, and the two
-  swung with a period of a few seconds. */
+  microseconds: slower than RATE_TAU, so that a purge rate that rises
+  because DML is throttled does not raise the limit at once */
   static constexpr uint64_t RISE_TAU= 4000000;
   /** Shortest interval over which rates are measured, in microseconds */
   static constexpr uint64_t WINDOW= 50000;
-  /** Poll interval of the coordinator while over target with nothing to
-  purge yet, in microseconds */
-  static constexpr uint64_t POLL= 10000;
   /** The lowest commit rate admitted, as a share of the purge rate: the
   throttle slows DML down, it never stops it */
   static constexpr double MIN_SHARE= 0.05;
@@ -153,13 +148,8 @@ public:
   { return target - target / 4; }
 
   /** @return the history length over which the drain of rollback segments
-  starts (drain_width()): 95% of the target.  The drain alone usually holds
-  the history, in a sawtooth whose 95th percentile was 0.9 to 1.2 times
-  this threshold at 256 threads on 2 cores (docs/results/bands-vs-d4bf77c/,
-  gate-ratio-256/).  It starts this late because a history held far under
-  the target costs throughput: with a shorter purge lag the small B-trees
-  of the benchmark merged and split twice as often per commit
-  (docs/results/profile-256/).
+  starts (drain_width()): 95% of the target, so that the drain, which costs
+  nothing measurable, acts before the commit rate limit does
   @param target  innodb_max_purge_lag */
   static constexpr uint64_t drain_from(uint64_t target) noexcept
   { return target - target / 20; }
@@ -189,7 +179,9 @@ public:
   {
     /* not flipping at a single threshold spares the rollback segments'
     SKIP flags churn */
-    m_draining= target &&
+    /* withholding rollback segments cannot help while purge cannot
+    progress: the drain gives them back then */
+    m_draining= target && progress &&
       banded(m_draining, history, drain_from(target), act_from(target));
     if (!target || !progress)
     {
@@ -249,8 +241,8 @@ public:
   { return int64_t(m_history) - int64_t(m_target); }
 
   /** Age after which a published limit no longer applies, in
-  microseconds: while it throttles, the coordinator updates the limit every
-  POLL at least, so an older one is not backed by a running purge */
+  microseconds: while it throttles, the coordinator updates the limit at
+  least every POLL_MAX, so an older one is not backed by a running purge */
   static constexpr uint64_t STALE= 1000000;
 
   /** Whether a thread that committed a read-write transaction is paced.
@@ -309,26 +301,14 @@ private:
 };
 
 /** Admission control for the adaptive throttle's commit rate limit: at most
-concurrency() threads run read-write transactions at once; the others wait
-after their commit, holding nothing, until a thread that runs commits.
-
-The commit rate limit is enforced as a limit of concurrency rather than by
-spacing commits evenly in time, because on 2 cores an evenly paced load
-cost 38..40% more server CPU per commit than an unpaced one (more spinning
-for B-tree page latches, more wake-ups), while 16 threads running
-unpaced committed as much as 256 did with a fraction of the history.  So
-the gate keeps the load closed-loop, as fewer client threads would: a
-thread is let in when another one commits.  By Little's law a rate of R
-commits a second at H seconds per transaction needs R * H threads inside;
-the gate measures H (from a thread's admission to its next commit) and
-resizes itself from the controller's rate.  A server that is saturated
-holds a thread longer the more threads run, so the concurrency shrinks by
-the ratio of wanted to actual commit rate with every resize until the rate
-follows it.
-
-A thread holds a ticket: a slot and the time it was let in.  A ticket that
-is not given back within LEASE (the thread went idle or away) expires, so
-that no slot is lost for good.  Not thread-safe: callers serialise. */
+concurrency() connections run read-write transactions at once; the others
+wait, holding nothing, until one of those ends its transaction.  By Little's
+law a rate of R commits a second at H seconds per transaction needs R * H
+connections inside: the gate measures H (from admission to the end of the
+transaction) and resizes itself from the controller's rate.
+A connection holds a ticket: a slot and the time it was let in.  A ticket
+that is not given back within LEASE expires, so that no slot is lost for
+good.  Not thread-safe: callers serialise (trx0gate.h). */
 class admission_gate
 {
 public:
@@ -338,8 +318,7 @@ public:
   it */
   static constexpr unsigned MIN_CONCURRENCY= 2;
   /** Age after which a ticket expires, in nanoseconds: many times the time
-  a transaction takes between its admission and its commit here (about
-  3 ms at 16 threads, 50 ms at 256 unthrottled) */
+  from admission to commit of a short transaction */
   static constexpr uint64_t LEASE= 200000000;
   /** Shortest interval over which the holding time is measured, in
   nanoseconds */
@@ -420,10 +399,7 @@ public:
     }
     /* else a limit comes into force: start from the holding time measured
     last (the next windows correct it); if there is none yet, let everyone
-    in and measure.  Letting everyone in every time let the limit lapse for
-    a window at each start, which near a small target came many times a
-    minute: in a third of the samples taken with a limit in force the gate
-    stood open. */
+    in and measure */
     m_window_start= now;
     m_held= m_returned= 0;
     return m_limit= m_hold > 0 ? concurrency_for(rate, m_hold) : MAX_SLOTS;

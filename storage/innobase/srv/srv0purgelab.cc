@@ -23,91 +23,166 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 *******************************************************/
 
 #include "srv0purgelab.h"
-#include "trx0throttle.h"
+#include "trx0gate.h"
 #include "trx0drain.h"
 #include "trx0purge.h"
 #include "trx0undo.h"
+#include "trx0trx.h"
 #include "srv0srv.h"
+#include "srv0start.h"
 #include "mtr0log.h"
 #include "fsp0fsp.h"
 #include "trx0sys.h"
+#include "ha_prototypes.h"
+#include <debug_sync.h>
+#include <mysql/service_thd_wait.h>
+#include "mysql/psi/mysql_stage.h"
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <thread>
 
+/* sql/sql_class.h declares these for the server only (MYSQL_SERVER) */
+void thd_enter_cond(MYSQL_THD thd, mysql_cond_t *cond, mysql_mutex_t *mutex,
+                    const PSI_stage_info *stage, PSI_stage_info *old_stage,
+                    const char *src_function, const char *src_file,
+                    int src_line);
+void thd_exit_cond(MYSQL_THD thd, const PSI_stage_info *stage,
+                   const char *src_function, const char *src_file,
+                   int src_line);
+
 my_bool innodb_purge_coupled_throttle= TRUE;
-ulong innodb_purge_throttle= PURGE_THROTTLE_FORMULA;
+ulong innodb_purge_throttle= PURGE_THROTTLE_ADAPTIVE;
 my_bool innodb_undo_log_compact_init= TRUE;
 uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
 Atomic_counter<ulonglong> undo_pages_init_compact;
 Atomic_counter<ulonglong> undo_pages_init_generic;
-/** The adaptive throttle's commit rate limit, read-write transactions per
-second, as last published by the controller (0: none; always 0 in the
-formula mode, whose per-row delay is srv_dml_needed_delay) */
-static Atomic_relaxed<ulonglong> purge_throttle_commit_limit;
 
-/** When the adaptive controller last published purge_throttle_commit_limit,
-in microseconds of my_interval_timer() */
-static Atomic_relaxed<ulonglong> commit_limit_published;
-
-/** Enforces purge_throttle_commit_limit: lets only as many threads run
-read-write transactions at once as that rate needs; gate_mutex protects it */
-static purge_throttle::admission_gate admission_gate;
-static std::mutex gate_mutex;
-
-/** A thread waiting at the gate */
-struct gate_waiter
-{
-  explicit gate_waiter(purge_throttle::admission_gate::ticket &t) :
-    ticket(t) {}
-  std::condition_variable cv;
-  purge_throttle::admission_gate::ticket &ticket;
-  bool admitted= false;
-};
-
-/** The threads waiting at the gate, first come first served; gate_mutex
-protects it */
-static std::deque<gate_waiter*> gate_queue;
-
-/** gate_queue.size() and admission_gate.concurrency(), for other threads */
-static Atomic_relaxed<uint> gate_waiting, gate_concurrency;
-
-/** The ticket of the read-write transaction that this thread runs, if the
-gate let it in (with the thread pool, of the connection that the thread
-last served: a ticket given back early frees its slot early, no more) */
-static thread_local purge_throttle::admission_gate::ticket gate_ticket;
-
-/** purge_sys.tail.trx_no after the last purge batch, for other threads */
-static Atomic_relaxed<trx_id_t> purge_parsed_trx_no;
-
-/** purge_sys.low_limit_no() of the last purge batch: purge may not parse
-undo logs of transactions that committed at or after it, for other threads */
-static Atomic_relaxed<trx_id_t> purge_view_limit_no;
-
-/** The adaptive controller; only the purge coordinator touches it */
-static purge_throttle::adaptive_controller adaptive;
-
-/** The rollback segments that the drain withholds; only the thread that
-runs undo log truncation touches it, one at a time */
-static purge_throttle::rseg_drain rseg_drain;
 static_assert(purge_throttle::rseg_drain::N_RSEGS == TRX_SYS_N_RSEGS, "");
 
-/** The drain width that the adaptive controller chose, for the thread that
-runs undo log truncation */
-static Atomic_relaxed<uint> adaptive_drain_width;
+#ifdef HAVE_PSI_INTERFACE
+static PSI_mutex_key purge_throttle_mutex_key;
+static PSI_cond_key purge_throttle_cond_key;
+static PSI_mutex_info purge_throttle_mutexes[]=
+{{&purge_throttle_mutex_key, "purge_throttle_mutex", 0}};
+static PSI_cond_info purge_throttle_conds[]=
+{{&purge_throttle_cond_key, "purge_throttle_waiter", 0}};
+#else
+# define purge_throttle_mutex_key 0
+# define purge_throttle_cond_key 0
+#endif
 
-/** rseg_drain.withheld(), for other threads */
-static Atomic_relaxed<uint> rsegs_withheld;
+/** The processlist state of a connection waiting at the gate */
+static PSI_stage_info stage_purge_throttle_wait=
+{0, "Waiting for purge to catch up", 0};
+#ifdef HAVE_PSI_INTERFACE
+static PSI_stage_info *purge_throttle_stages[]= {&stage_purge_throttle_wait};
+#endif
+
+/** A connection waiting at the gate, on its own stack */
+struct server_waiter : purge_throttle::gate_waiter
+{
+  explicit server_waiter(purge_throttle::admission_gate::ticket &t) noexcept
+    : gate_waiter(t)
+  { mysql_cond_init(purge_throttle_cond_key, &cond, nullptr); }
+  ~server_waiter() { mysql_cond_destroy(&cond); }
+  mysql_cond_t cond;
+};
+
+/** Wakes a waiter that the gate let in; the latch is held */
+static void signal_waiter(purge_throttle::gate_waiter &w) noexcept
+{
+  mysql_cond_signal(&static_cast<server_waiter&>(w).cond);
+}
+
+/** The fork's purge throttle: the adaptive controller, the gate that enforces
+its commit rate limit, and the drain of rollback segments.
+Who may touch what: the gate only with mutex held (gate's const readers
+excepted); the controller and last_history only the purge coordinator;
+drain only the thread that runs undo log truncation (one at a time);
+the Atomic_relaxed members anyone. */
+struct purge_throttle_sys_t
+{
+  /** Protects gate and closed */
+  mysql_mutex_t mutex;
+  purge_throttle::gate gate;
+  /** the server is shutting down: nobody queues any more */
+  bool closed= false;
+  /** mutex was initialised */
+  bool initialised= false;
+
+  /** the adaptive controller */
+  purge_throttle::adaptive_controller adaptive;
+  /** the history length at the previous batch */
+  size_t last_history= 0;
+  /** consecutive batches that found nothing to purge */
+  unsigned empty_batches= 0;
+
+  /** the rollback segments that the drain withholds */
+  purge_throttle::rseg_drain drain;
+  /** the drain width that the adaptive controller chose */
+  Atomic_relaxed<uint> adaptive_drain_width{0};
+  /** drain.withheld() */
+  Atomic_relaxed<uint> rsegs_withheld{0};
+  /** purge_sys.tail.trx_no after the last purge batch */
+  Atomic_relaxed<trx_id_t> parsed_trx_no{0};
+  /** purge_sys.low_limit_no() of the last purge batch: purge may not parse
+  undo logs of transactions that committed at or after it */
+  Atomic_relaxed<trx_id_t> view_limit_no{0};
+
+  bool owns() const noexcept
+  {
+    mysql_mutex_assert_owner(&mutex);
+    return true;
+  }
+
+  /** Publish a commit rate limit (coordinator). */
+  void publish(ulonglong now, uint64_t limit) noexcept
+  {
+    if (!initialised || (!limit && !gate.concurrency()))
+      return;
+    mysql_mutex_lock(&mutex);
+    ut_ad(owns());
+    gate.publish(now, limit, signal_waiter);
+    mysql_mutex_unlock(&mutex);
+  }
+
+  /** Open the gate, letting every waiter in. */
+  void open() noexcept
+  {
+    if (!initialised)
+      return;
+    mysql_mutex_lock(&mutex);
+    ut_ad(owns());
+    gate.open(my_interval_timer(), signal_waiter);
+    mysql_mutex_unlock(&mutex);
+  }
+
+  /** Give a ticket back. */
+  void leave(purge_throttle::admission_gate::ticket &t) noexcept
+  {
+    mysql_mutex_lock(&mutex);
+    ut_ad(owns());
+    gate.leave(my_interval_timer(), t, signal_waiter);
+    mysql_mutex_unlock(&mutex);
+  }
+
+  void admit(THD *thd, purge_throttle::admission_gate::ticket &t) noexcept;
+};
+
+static purge_throttle_sys_t purge_throttle_sys;
 
 /** @return whether the adaptive throttle is selected */
 static bool throttle_is_adaptive() noexcept
 {
   return innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE;
+}
+
+/** @return whether purge runs (a published limit applies only then) */
+static bool purge_runs() noexcept
+{
+  return purge_sys.enabled() && !purge_sys.paused();
 }
 
 /** @return the read-write transactions that a span of transaction
@@ -117,7 +192,7 @@ static constexpr uint64_t trx_in_ids(trx_id_t ids) noexcept { return ids / 2; }
 
 ulonglong purge_view_blocked_trx() noexcept
 {
-  const trx_id_t limit= purge_view_limit_no;
+  const trx_id_t limit= purge_throttle_sys.view_limit_no;
   const trx_id_t max_id= trx_sys.get_max_trx_id();
   return std::min<ulonglong>(purge_unparsed_trx(),
                              limit && max_id >= limit
@@ -126,7 +201,7 @@ ulonglong purge_view_blocked_trx() noexcept
 
 ulonglong purge_unparsed_trx() noexcept
 {
-  const trx_id_t parsed= purge_parsed_trx_no;
+  const trx_id_t parsed= purge_throttle_sys.parsed_trx_no;
   const trx_id_t max_id= trx_sys.get_max_trx_id();
   /* The tail is the trx_no of the undo log that purge parses next.  It
   does not move while the coordinator is idle, after purge has caught up:
@@ -136,83 +211,77 @@ ulonglong purge_unparsed_trx() noexcept
                              ? trx_in_ids(max_id - parsed + 1) : 0);
 }
 
-/** Let waiting threads in, first come first served, while the gate admits
-them; gate_mutex must be held.
-@param now  my_interval_timer() */
-static void gate_admit_waiters(uint64_t now) noexcept
-{
-  while (!gate_queue.empty())
-  {
-    gate_waiter *w= gate_queue.front();
-    if (!admission_gate.enter(now, w->ticket))
-      break;
-    gate_queue.pop_front();
-    w->admitted= true;
-    w->cv.notify_one();
-  }
-  gate_waiting= uint(gate_queue.size());
-}
-
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
+  purge_throttle_sys_t &s= purge_throttle_sys;
   /* only this coordinator moves the tail */
   const trx_id_t tail= purge_sys.tail.trx_no;
-  purge_parsed_trx_no= tail;
+  s.parsed_trx_no= tail;
   /* the coordinator owns purge_sys.view: no latch needed to read it */
-  purge_view_limit_no= purge_sys.low_limit_no();
+  s.view_limit_no= purge_sys.low_limit_no();
+  /* Purge is blocked (an old read view) when a batch finds nothing to purge
+  and the history does not shrink either. */
+  const bool progress= n_pages || history < s.last_history;
+  s.last_history= history;
+  if (n_pages)
+    s.empty_batches= 0;
+  else if (s.empty_batches < 64)
+    s.empty_batches++;
   if (!throttle_is_adaptive())
   {
-    purge_throttle_commit_limit= 0;
-    adaptive_drain_width= 0;
+    s.adaptive.update(0, history, 0, 0, false);
+    s.publish(my_interval_timer(), 0);
+    s.adaptive_drain_width= 0;
     return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
                                              n_pages, history,
                                              srv_max_purge_lag,
                                              srv_max_purge_lag_delay));
   }
-  /* Purge is blocked (an old read view) when a batch finds nothing to purge
-  and the history does not shrink either. */
-  static size_t last_history;
-  const bool progress= n_pages || history < last_history;
-  last_history= history;
   /* purge parses committed transactions in the order of their trx_no */
   const uint64_t purged= trx_in_ids(tail);
-  const ulonglong now= my_interval_timer() / 1000;
-  const uint64_t limit= adaptive.update(now, history, purged,
-                                        srv_max_purge_lag, progress);
-  purge_throttle_commit_limit= limit;
-  commit_limit_published= now;
-  /* Without a limit, nobody queues (enter() lets everyone in): a gate that
-  is already open needs no update. */
-  if (limit || gate_concurrency)
-  {
-    std::lock_guard<std::mutex> g{gate_mutex};
-    gate_concurrency= admission_gate.resize(now * 1000, limit);
-    /* a wider gate, or expired tickets, may let waiting threads in */
-    gate_admit_waiters(now * 1000);
-  }
-  adaptive_drain_width= adaptive.drain_width();
-  purge_throttle_stats.error= adaptive.error();
-  purge_throttle_stats.purge_rate= ulonglong(adaptive.purge_rate());
-  /* no per-row delay: the adaptive wait is taken after commit */
+  const ulonglong now= my_interval_timer();
+  /* uncoupled (pre-MDEV-29401): throttle also while purge cannot progress */
+  const uint64_t limit=
+    s.adaptive.update(now / 1000, history, purged, srv_max_purge_lag,
+                      progress || !innodb_purge_coupled_throttle);
+  s.publish(now, limit);
+  s.adaptive_drain_width= s.adaptive.drain_width();
+  purge_throttle_stats.error= s.adaptive.error();
+  purge_throttle_stats.purge_rate= ulonglong(s.adaptive.purge_rate());
+  /* no per-row delay: the adaptive wait is taken at the end of the command */
   return 0;
+}
+
+void purge_throttle_no_history() noexcept
+{
+  srv_dml_needed_delay= 0;
+  purge_throttle_sys.last_history= 0;
+  purge_throttle_sys.empty_batches= 0;
+  purge_throttle_sys.publish(my_interval_timer(), 0);
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   noexcept
 {
-  if (!throttle_is_adaptive())
-    return purge_throttle::coordinator_continues(innodb_purge_coupled_throttle,
-                                                 n_pages,
-                                                 srv_dml_needed_delay);
+  const bool coupled= innodb_purge_coupled_throttle;
+  /* Whether DML is being throttled now; the per-row delay published after
+  this batch cannot tell (coupled, it is 0 when the batch found nothing). */
+  const bool throttling= throttle_is_adaptive()
+    ? purge_throttle::adaptive_controller::keep_polling(history,
+                                                        srv_max_purge_lag)
+    : purge_throttle::formula_delay(history, srv_max_purge_lag,
+                                    srv_max_purge_lag_delay) != 0;
+  if (!purge_throttle::coordinator_continues(coupled, n_pages, throttling))
+    return false;
   if (n_pages)
     return true;
-  /* Nothing to purge yet, but history over act_from(): rather than go
-  idle for up to a second, look again shortly. */
-  if (!purge_throttle::adaptive_controller::keep_polling(history,
-                                                         srv_max_purge_lag))
-    return false;
+  /* Nothing to purge yet, but DML is throttled: rather than go idle for up
+  to a second, look again, backing off while batches keep finding nothing
+  (an old read view). */
+  purge_throttle_stats.coordinator_polls++;
   std::this_thread::sleep_for(std::chrono::microseconds
-                              (uint64_t{purge_throttle::adaptive_controller::POLL}));
+                              (purge_throttle::poll_interval
+                               (purge_throttle_sys.empty_batches)));
   return true;
 }
 
@@ -236,92 +305,157 @@ void purge_throttle_adaptive_commit(size_t rseg_history) noexcept
     purge_throttle_wake(purge_throttle_stats.commit_wakeups);
 }
 
-/** @return the adaptive commit rate limit in force (0: none)
-@param now  my_interval_timer() */
-static ulonglong commit_limit_in_force(ulonglong now) noexcept
-{
-  const ulonglong limit= purge_throttle_commit_limit;
-  const ulonglong published= commit_limit_published;
-  const ulonglong age= now / 1000 > published ? now / 1000 - published : 0;
-  return purge_throttle::adaptive_controller::limit_applies
-    (limit, age, purge_sys.enabled() && !purge_sys.paused()) ? limit : 0;
-}
-
 ulonglong purge_throttle_commit_limit_in_force() noexcept
 {
-  return commit_limit_in_force(my_interval_timer());
+  return purge_throttle_sys.gate.limit_in_force(my_interval_timer(),
+                                                purge_runs());
 }
 
 uint purge_throttle_concurrency_in_force() noexcept
 {
-  return commit_limit_in_force(my_interval_timer())
-    ? uint{gate_concurrency} : 0;
+  return purge_throttle_commit_limit_in_force()
+    ? purge_throttle_sys.gate.concurrency() : 0;
 }
 
-uint purge_throttle_gate_waiting() noexcept { return gate_waiting; }
+uint purge_throttle_gate_waiting() noexcept
+{ return purge_throttle_sys.gate.waiting(); }
 
-/** Wait at the gate until let in, at most admission_gate::MAX_WAIT.
-@param w  this thread, in gate_queue */
-static void gate_wait(gate_waiter &w) noexcept
+uint purge_throttle_tickets() noexcept
+{ return purge_throttle_sys.gate.tickets(); }
+
+/** Let a connection that owes a wait in: at once if the gate has room,
+else after waiting (killable, visible in the processlist) until the gate
+lets it in, at most admission_gate::MAX_WAIT.
+@param thd  the connection, which holds no transaction and no locks
+@param t    its ticket */
+void purge_throttle_sys_t::admit(THD *thd,
+                                 purge_throttle::admission_gate::ticket &t)
+  noexcept
 {
-  /* not under gate_mutex, which the coordinator takes after each batch */
-  purge_throttle_wake(purge_throttle_stats.dml_wakeups);
+  /* mtr: queue at the gate without a limit (let in only by a mode change,
+  KILL or after MAX_WAIT), take a ticket without a limit, wait unbounded */
+  const bool must_wait= DBUG_IF("purge_throttle_must_wait");
+  const bool take_ticket= DBUG_IF("purge_throttle_take_ticket");
+  /* the end of its transaction gave the ticket back */
+  ut_ad(!t.since);
+  const ulonglong start= my_interval_timer();
+  if (!initialised || srv_shutdown_state != SRV_SHUTDOWN_NONE ||
+      (!must_wait && !take_ticket && !gate.limit_in_force(start, purge_runs())))
+    return;
+  mysql_mutex_lock(&mutex);
+  ut_ad(owns());
+  if (take_ticket)
+    gate.track_tickets(start);
+  const bool in= closed || (!must_wait && gate.try_enter(start, t));
+  mysql_mutex_unlock(&mutex);
+  if (in)
+    return;
+  /* the waiter's condition is created outside the latch */
+  server_waiter w{t};
+  mysql_mutex_lock(&mutex);
+  ut_ad(owns());
+  if (closed || (!must_wait && gate.try_enter(my_interval_timer(), t)))
+  {
+    mysql_mutex_unlock(&mutex);
+    return;
+  }
+  gate.enqueue(w);
+  mysql_mutex_unlock(&mutex);
+
+  if (purge_throttle::dml_wakes_purge(innodb_purge_coupled_throttle))
+    purge_throttle_wake(purge_throttle_stats.dml_wakeups);
   DEBUG_SYNC_C("purge_throttle_gate_queued");
   /* With thread_handling=pool-of-threads this thread is a pool worker: a
   wait that the pool does not know of holds up the other connections of
   its thread group until thread_pool_stall_limit passes. */
-  thd_wait_begin(nullptr, THD_WAIT_SLEEP);
+  thd_wait_begin(thd, THD_WAIT_SLEEP);
   DEBUG_SYNC_C("purge_throttle_gate_wait");
+  const bool unbounded= DBUG_IF("purge_throttle_wait_unbounded");
+  struct timespec deadline;
+  set_timespec_nsec(deadline, purge_throttle::admission_gate::MAX_WAIT);
+  PSI_stage_info old_stage;
+  mysql_mutex_lock(&mutex);
+  ut_ad(owns());
+  /* KILL (THD::awake()) signals w.cond under mutex */
+  thd_enter_cond(thd, &w.cond, &mutex, &stage_purge_throttle_wait,
+                 &old_stage, __func__, __FILE__, __LINE__);
+  /* The coordinator, ending connections and mode switches let waiters in;
+  one that waited MAX_WAIT goes on without a ticket: DML is never stopped. */
+  while (!w.admitted && !closed && !thd_kill_level(thd))
   {
-    std::unique_lock<std::mutex> lk{gate_mutex};
-    /* The coordinator and committing threads let waiters in; one that
-    waited MAX_WAIT goes on without a ticket: DML is never stopped. */
-    constexpr uint64_t max_wait= purge_throttle::admission_gate::MAX_WAIT;
-    const auto deadline= std::chrono::steady_clock::now() +
-      std::chrono::nanoseconds(max_wait);
-    while (!w.admitted &&
-           w.cv.wait_until(lk, deadline) != std::cv_status::timeout) {}
-    if (!w.admitted)
+    if (unbounded)
+      mysql_cond_wait(&w.cond, &mutex);
+    else
     {
-      gate_queue.erase(std::find(gate_queue.begin(), gate_queue.end(), &w));
-      gate_waiting= uint(gate_queue.size());
+      const int err= mysql_cond_timedwait(&w.cond, &mutex, &deadline);
+      if (err == ETIMEDOUT || err == ETIME)
+        break;
     }
   }
-  thd_wait_end(nullptr);
-}
-
-void purge_throttle_pay_trx_delay(bool wrote_commit) noexcept
-{
-  /* mtr purgelab.adaptive_thread_pool: queue at the gate without a limit */
-  const bool must_wait= wrote_commit && DBUG_IF("purge_throttle_must_wait");
-  /* the common case: no ticket to give back, no limit in force */
-  if (!gate_ticket.since && !must_wait &&
-      (!wrote_commit || !purge_throttle_commit_limit))
-    return;
-  const ulonglong start= my_interval_timer();
-  if (gate_ticket.since)
-  {
-    /* this thread's transaction committed: its slot goes to a waiting one */
-    std::lock_guard<std::mutex> g{gate_mutex};
-    if (admission_gate.leave(start, gate_ticket) && !gate_queue.empty())
-      gate_admit_waiters(start);
-  }
-  if (!must_wait &&
-      (!wrote_commit || !commit_limit_in_force(start) || !gate_concurrency))
-    return;
-  gate_waiter w{gate_ticket};
-  {
-    std::unique_lock<std::mutex> lk{gate_mutex};
-    /* no overtaking: a thread that just gave its slot back queues too */
-    if (!must_wait && gate_queue.empty() &&
-        admission_gate.enter(start, gate_ticket))
-      return;
-    gate_queue.push_back(&w);
-    gate_waiting= uint(gate_queue.size());
-  }
-  gate_wait(w);
+  gate.dequeue(w);
+  thd_exit_cond(thd, &old_stage, __func__, __FILE__, __LINE__);
+  thd_wait_end(thd);
   purge_throttle_stats.delayed_trx++;
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
+}
+
+void purge_throttle_idle(THD *thd, trx_t *trx) noexcept
+{
+  if (!trx || !trx->throttle.owes_wait ||
+      trx->state != TRX_STATE_NOT_STARTED)
+    return;
+  trx->throttle.owes_wait= false;
+  purge_throttle_sys.admit(thd, trx->throttle.ticket);
+}
+
+void purge_throttle_trx_end(purge_throttle::connection &c, bool wrote_commit)
+  noexcept
+{
+  if (c.ticket.since)
+    purge_throttle_sys.leave(c.ticket);
+  if (wrote_commit && throttle_is_adaptive())
+    c.owes_wait= true;
+}
+
+void purge_throttle_connection_end(purge_throttle::connection &c) noexcept
+{
+  if (c.ticket.since)
+    purge_throttle_sys.leave(c.ticket);
+  c.owes_wait= false;
+}
+
+void purge_throttle_mode_changed() noexcept { purge_throttle_sys.open(); }
+
+void purge_throttle_init() noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  ut_ad(!s.initialised);
+#ifdef HAVE_PSI_INTERFACE
+  mysql_mutex_register("innodb", purge_throttle_mutexes,
+                       array_elements(purge_throttle_mutexes));
+  mysql_cond_register("innodb", purge_throttle_conds,
+                      array_elements(purge_throttle_conds));
+  mysql_stage_register("innodb", purge_throttle_stages,
+                       array_elements(purge_throttle_stages));
+#endif
+  mysql_mutex_init(purge_throttle_mutex_key, &s.mutex, nullptr);
+  s.closed= false;
+  s.initialised= true;
+}
+
+void purge_throttle_deinit() noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  if (!s.initialised)
+    return;
+  mysql_mutex_lock(&s.mutex);
+  ut_ad(s.owns());
+  s.closed= true;
+  s.gate.open(my_interval_timer(), signal_waiter);
+  ut_ad(!s.gate.waiting());
+  mysql_mutex_unlock(&s.mutex);
+  mysql_mutex_destroy(&s.mutex);
+  s.initialised= false;
 }
 
 void purge_throttle_dml_sleep(ulint delay) noexcept
@@ -338,6 +472,7 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
 {
   ut_ad(rseg.latch.have_wr());
   const unsigned i= unsigned(&rseg - trx_sys.rseg_array);
+  purge_throttle::rseg_drain &rseg_drain= purge_throttle_sys.drain;
   const bool ours= rseg_drain.is_withheld(i);
   const uint width= purge_drain_width();
   if (!width && !ours)
@@ -359,15 +494,17 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
     rseg.clear_skip_allocation();
     break;
   }
-  rsegs_withheld= rseg_drain.withheld();
+  purge_throttle_sys.rsegs_withheld= rseg_drain.withheld();
   return ours || rseg_drain.is_withheld(i);
 }
 
-uint purge_rsegs_withheld() noexcept { return rsegs_withheld; }
+uint purge_rsegs_withheld() noexcept
+{ return purge_throttle_sys.rsegs_withheld; }
 
 uint purge_drain_width() noexcept
 {
-  return std::max<uint>(innodb_purge_drain_rsegs, adaptive_drain_width);
+  return std::max<uint>(innodb_purge_drain_rsegs,
+                        purge_throttle_sys.adaptive_drain_width);
 }
 
 void trx_undo_page_init_logged(const buf_block_t &block, mtr_t *mtr)

@@ -1,0 +1,218 @@
+/*****************************************************************************
+
+Copyright (c) 2026, purgelab developers.
+
+This program is free software; you can redistribute it and/or modify it under
+the terms of the GNU General Public License as published by the Free Software
+Foundation; version 2 of the License.
+
+This program is distributed in the hope that it will be useful, but WITHOUT
+ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+
+You should have received a copy of the GNU General Public License along with
+this program; if not, write to the Free Software Foundation, Inc.,
+51 Franklin Street, Fifth Floor, Boston, MA 02110-1335 USA
+
+*****************************************************************************/
+
+/**************************************************//**
+@file include/trx0gate.h
+The adaptive throttle's gate: the queue of connections that wait to be let
+in, the published commit rate limit and its staleness, and the switch that
+opens the gate.  No latch and no clock of its own: the caller holds one
+latch around every non-const call and passes the time in, so that the logic
+is unit tested with an injected clock (unittest/purgelab/gate-t.cc);
+srv0purgelab.cc applies it with the server's latch, conditions and clock.
+*******************************************************/
+
+#ifndef trx0gate_h
+#define trx0gate_h
+
+#include "trx0throttle.h"
+
+namespace purge_throttle
+{
+
+/** A connection's place at the gate.  Lives in the connection's trx_t, which
+is reused across its transactions and zero-initialised: all zero is "holds
+no ticket, owes no wait". */
+struct connection
+{
+  /** the slot that the gate let the connection run in (since == 0: none) */
+  admission_gate::ticket ticket;
+  /** the connection committed a read-write transaction since it was last
+  let in: it waits at the gate once it holds nothing (end of its command) */
+  bool owes_wait;
+};
+
+/** A connection waiting at the gate.  Allocated on the waiting thread's
+stack; linked into gate::m_head..m_tail while it waits, so that queueing
+never allocates under the latch. */
+struct gate_waiter
+{
+  explicit gate_waiter(admission_gate::ticket &t) noexcept : ticket(t) {}
+  gate_waiter *prev= nullptr, *next= nullptr;
+  /** written with the waiter's slot when it is let in with one */
+  admission_gate::ticket &ticket;
+  /** the gate let it in (with a ticket, or without while no limit) */
+  bool admitted= false;
+};
+
+/** The gate: an admission_gate, its FIFO of waiters and the commit rate
+limit that sizes it.
+Invariants (under the caller's latch): a waiter is in the list iff it is
+not admitted and has not left; m_waiting equals the list's length; every
+change that frees a slot, resizes or opens the gate admits waiters from the
+head as long as the gate lets them in, so that without a limit only waiters
+that queued although the gate was open (tests force that) wait, until
+open().  limit() and the staleness check read atomics without the latch. */
+class gate
+{
+public:
+  /** Age after which a published limit no longer applies, in nanoseconds */
+  static constexpr uint64_t STALE= adaptive_controller::STALE * 1000;
+
+  /** Publish the controller's commit rate limit and resize the gate.
+  @param now     monotonic clock, nanoseconds (nonzero)
+  @param limit   read-write commits per second (0: none)
+  @param notify  called for each waiter let in */
+  template<class Notify>
+  void publish(uint64_t now, uint64_t limit, Notify notify) noexcept
+  {
+    m_limit.store(limit, std::memory_order_relaxed);
+    m_published.store(now, std::memory_order_relaxed);
+    if (!limit && !m_gate.concurrency())
+      return;       /* already open; only open() lets forced waiters in */
+    m_concurrency.store(m_gate.resize(now, limit), std::memory_order_relaxed);
+    admit(now, notify);
+  }
+
+  /** Open the gate: no limit, every waiter let in at once (a mode or
+  target change, an empty history, shutdown).
+  @param now     monotonic clock, nanoseconds
+  @param notify  called for each waiter let in */
+  template<class Notify>
+  void open(uint64_t now, Notify notify) noexcept
+  {
+    m_limit.store(0, std::memory_order_relaxed);
+    m_concurrency.store(m_gate.resize(now, 0), std::memory_order_relaxed);
+    admit(now, notify);
+  }
+
+  /** @return the published limit if it applies now (0: none)
+  @param now            monotonic clock, nanoseconds
+  @param purge_running  purge is enabled and not paused */
+  uint64_t limit_in_force(uint64_t now, bool purge_running) const noexcept
+  {
+    const uint64_t limit= m_limit.load(std::memory_order_relaxed);
+    const uint64_t published= m_published.load(std::memory_order_relaxed);
+    return adaptive_controller::limit_applies
+      (limit, (now > published ? now - published : 0) / 1000, purge_running)
+      ? limit : 0;
+  }
+
+  /** Let a connection in without queueing, if nobody waits and the gate
+  has room (no overtaking of waiters).
+  @param now  monotonic clock, nanoseconds
+  @param t    its ticket, written if it is let in with a slot
+  @return whether it was let in */
+  bool try_enter(uint64_t now, admission_gate::ticket &t) noexcept
+  {
+    if (m_head)
+      return false;
+    const bool in= m_gate.enter(now, t);
+    m_tickets.store(m_gate.running(), std::memory_order_relaxed);
+    return in;
+  }
+
+  /** Queue a waiter at the tail. */
+  void enqueue(gate_waiter &w) noexcept
+  {
+    w.admitted= false;
+    w.next= nullptr;
+    w.prev= m_tail;
+    (m_tail ? m_tail->next : m_head)= &w;
+    m_tail= &w;
+    m_waiting.store(m_waiting.load(std::memory_order_relaxed) + 1,
+                    std::memory_order_relaxed);
+  }
+
+  /** Take a waiter that was not let in out of the queue (it gave up: its
+  wait timed out or it was killed). */
+  void dequeue(gate_waiter &w) noexcept
+  {
+    if (w.admitted)
+      return;
+    unlink(w);
+  }
+
+  /** Give a connection's ticket back (its transaction or the connection
+  ended) and let waiters in on the freed slot.
+  @param now     monotonic clock, nanoseconds
+  @param t       the ticket (none: no-op); cleared
+  @param notify  called for each waiter let in */
+  template<class Notify>
+  void leave(uint64_t now, admission_gate::ticket &t, Notify notify) noexcept
+  {
+    if (m_gate.leave(now, t))
+      admit(now, notify);
+    m_tickets.store(m_gate.running(), std::memory_order_relaxed);
+  }
+
+  /** Hand out tickets even without a limit (tests: an unlimited gate
+  tracks its tickets as a limited one does).
+  @param now  monotonic clock, nanoseconds */
+  void track_tickets(uint64_t now) noexcept
+  {
+    if (!m_gate.concurrency())
+      m_concurrency.store(m_gate.resize(now, ~uint64_t{0} >> 1),
+                          std::memory_order_relaxed);
+  }
+
+  /** @return the concurrency limit of the gate (0: none) */
+  unsigned concurrency() const noexcept
+  { return m_concurrency.load(std::memory_order_relaxed); }
+  /** @return the connections waiting */
+  unsigned waiting() const noexcept
+  { return m_waiting.load(std::memory_order_relaxed); }
+  /** @return the tickets out (some may have expired unnoticed) */
+  unsigned tickets() const noexcept
+  { return m_tickets.load(std::memory_order_relaxed); }
+  /** @return the first waiter (nullptr: none) */
+  const gate_waiter *head() const noexcept { return m_head; }
+
+private:
+  void unlink(gate_waiter &w) noexcept
+  {
+    (w.prev ? w.prev->next : m_head)= w.next;
+    (w.next ? w.next->prev : m_tail)= w.prev;
+    w.prev= w.next= nullptr;
+    m_waiting.store(m_waiting.load(std::memory_order_relaxed) - 1,
+                    std::memory_order_relaxed);
+  }
+
+  /** Let waiters in from the head while the gate lets them in. */
+  template<class Notify>
+  void admit(uint64_t now, Notify &notify) noexcept
+  {
+    while (gate_waiter *w= m_head)
+    {
+      if (!m_gate.enter(now, w->ticket))
+        break;
+      unlink(*w);
+      w->admitted= true;
+      notify(*w);
+    }
+    m_tickets.store(m_gate.running(), std::memory_order_relaxed);
+  }
+
+  admission_gate m_gate;
+  gate_waiter *m_head= nullptr, *m_tail= nullptr;
+  std::atomic<uint64_t> m_limit{0}, m_published{0};
+  std::atomic<unsigned> m_concurrency{0}, m_waiting{0}, m_tickets{0};
+};
+
+} // namespace purge_throttle
+
+#endif

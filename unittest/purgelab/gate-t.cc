@@ -1,0 +1,274 @@
+/* Copyright (c) 2026, purgelab developers.
+
+   This program is free software; you can redistribute it and/or modify
+   it under the terms of the GNU General Public License as published by
+   the Free Software Foundation; version 2 of the License.
+
+   This program is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, write to the Free Software
+   Foundation, Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1335  USA */
+
+/* Unit tests of the adaptive throttle's gate (trx0gate.h): the queue, the
+lease, the staleness of a published limit and the switch that opens the
+gate, with an injected clock (nanoseconds). */
+
+#include "trx0gate.h"
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+using namespace purge_throttle;
+
+namespace
+{
+constexpr uint64_t MS= 1000000;
+
+/** records the waiters let in, in order */
+struct recorder
+{
+  std::vector<const gate_waiter*> *log;
+  void operator()(gate_waiter &w) const { log->push_back(&w); }
+};
+
+/** A gate with a limit in force that admits exactly n connections: the
+holding time is measured first (one ticket held 10 ms), then the limit is
+chosen so that rate * hold = n. */
+void limit_to(gate &g, uint64_t &now, unsigned n,
+              std::vector<const gate_waiter*> &log)
+{
+  g.publish(now, 1000, recorder{&log});   /* no holding time yet: all in */
+  admission_gate::ticket t;
+  ASSERT_TRUE(g.try_enter(now, t));
+  ASSERT_NE(0u, t.since);
+  now+= 10 * MS;
+  g.leave(now, t, recorder{&log});
+  now+= admission_gate::WINDOW;
+  /* 10 ms per transaction: n threads commit 100 * n a second */
+  g.publish(now, 100 * n, recorder{&log});
+  /* unsigned(): no ODR-use of the constant, which C++11 would need
+  defined out of class */
+  ASSERT_EQ(std::max(unsigned(admission_gate::MIN_CONCURRENCY), n),
+            g.concurrency());
+}
+}
+
+TEST(Gate, WithoutLimitEveryoneEntersWithoutTicket)
+{
+  gate g;
+  admission_gate::ticket t;
+  EXPECT_TRUE(g.try_enter(1, t));
+  EXPECT_EQ(0u, t.since);
+  EXPECT_EQ(0u, g.tickets());
+  EXPECT_EQ(0u, g.limit_in_force(1, true));
+}
+
+TEST(Gate, FullGateQueuesFirstComeFirstServed)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  uint64_t now= 1000 * MS;
+  limit_to(g, now, 2, log);
+  admission_gate::ticket a, b, c, d;
+  EXPECT_TRUE(g.try_enter(now, a));
+  EXPECT_TRUE(g.try_enter(now, b));
+  EXPECT_EQ(2u, g.tickets());
+  EXPECT_FALSE(g.try_enter(now, c));
+  gate_waiter wc(c), wd(d);
+  g.enqueue(wc);
+  g.enqueue(wd);
+  EXPECT_EQ(2u, g.waiting());
+  /* one slot freed: the first waiter is let in, with a ticket */
+  now+= MS;
+  g.leave(now, a, recorder{&log});
+  ASSERT_EQ(1u, log.size());
+  EXPECT_EQ(&wc, log[0]);
+  EXPECT_TRUE(wc.admitted);
+  EXPECT_NE(0u, c.since);
+  EXPECT_FALSE(wd.admitted);
+  EXPECT_EQ(1u, g.waiting());
+  EXPECT_EQ(&wd, g.head());
+  EXPECT_EQ(0u, a.since);
+  EXPECT_EQ(2u, g.tickets());
+  /* everyone gives back: no ticket is left out */
+  g.leave(now, b, recorder{&log});
+  EXPECT_TRUE(wd.admitted);
+  g.leave(now, c, recorder{&log});
+  g.leave(now, d, recorder{&log});
+  EXPECT_EQ(0u, g.tickets());
+  EXPECT_EQ(0u, g.waiting());
+}
+
+TEST(Gate, NoOvertakingWhileSomeoneWaits)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  uint64_t now= 1000 * MS;
+  limit_to(g, now, 2, log);
+  admission_gate::ticket a, b, c, e;
+  g.try_enter(now, a);
+  g.try_enter(now, b);
+  gate_waiter wc(c);
+  g.enqueue(wc);
+  /* a slot is free again only through leave(), which lets the waiter in;
+  a connection arriving meanwhile queues behind */
+  EXPECT_FALSE(g.try_enter(now, e));
+  EXPECT_EQ(0u, e.since);
+}
+
+TEST(Gate, GivingUpLeavesTheQueueConsistent)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  uint64_t now= 1000 * MS;
+  limit_to(g, now, 2, log);
+  admission_gate::ticket a, b, t1, t2, t3;
+  g.try_enter(now, a);
+  g.try_enter(now, b);
+  gate_waiter w1(t1), w2(t2), w3(t3);
+  g.enqueue(w1);
+  g.enqueue(w2);
+  g.enqueue(w3);
+  g.dequeue(w2);                        /* timed out or killed */
+  EXPECT_EQ(2u, g.waiting());
+  g.leave(now, a, recorder{&log});
+  g.leave(now, b, recorder{&log});
+  ASSERT_EQ(2u, log.size());
+  EXPECT_EQ(&w1, log[0]);
+  EXPECT_EQ(&w3, log[1]);
+  EXPECT_FALSE(w2.admitted);
+  EXPECT_EQ(nullptr, g.head());
+  EXPECT_EQ(0u, g.waiting());
+  /* dequeue() of an admitted waiter is a no-op */
+  g.dequeue(w1);
+  EXPECT_EQ(0u, g.waiting());
+}
+
+TEST(Gate, OpenLetsEveryWaiterInAtOnce)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  uint64_t now= 1000 * MS;
+  limit_to(g, now, 2, log);
+  admission_gate::ticket a, b;
+  g.try_enter(now, a);
+  g.try_enter(now, b);
+  std::vector<admission_gate::ticket> t(10);
+  std::vector<gate_waiter*> w;
+  for (auto &ti : t)
+  {
+    w.push_back(new gate_waiter(ti));
+    g.enqueue(*w.back());
+  }
+  EXPECT_EQ(10u, g.waiting());
+  g.open(now, recorder{&log});
+  EXPECT_EQ(10u, log.size());
+  EXPECT_EQ(0u, g.waiting());
+  EXPECT_EQ(0u, g.concurrency());
+  EXPECT_EQ(0u, g.limit_in_force(now, true));
+  for (size_t i= 0; i < w.size(); i++)
+  {
+    EXPECT_TRUE(w[i]->admitted);
+    EXPECT_EQ(0u, t[i].since);          /* let in without a slot */
+    delete w[i];
+  }
+  /* the tickets that were out stay valid and are given back as usual */
+  EXPECT_EQ(2u, g.tickets());
+  g.leave(now, a, recorder{&log});
+  g.leave(now, b, recorder{&log});
+  EXPECT_EQ(0u, g.tickets());
+}
+
+TEST(Gate, ZeroLimitAfterALimitLetsWaitersIn)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  uint64_t now= 1000 * MS;
+  limit_to(g, now, 2, log);
+  admission_gate::ticket a, b, c;
+  g.try_enter(now, a);
+  g.try_enter(now, b);
+  gate_waiter wc(c);
+  g.enqueue(wc);
+  g.publish(now + MS, 0, recorder{&log});   /* the history emptied */
+  EXPECT_TRUE(wc.admitted);
+  EXPECT_EQ(0u, g.waiting());
+}
+
+TEST(Gate, ZeroLimitWithoutOneDoesNotReleaseForcedWaiters)
+{
+  /* mtr's purge_throttle_must_wait queues without a limit; only open()
+  (a mode change), KILL or the wait's bound let it go */
+  gate g;
+  std::vector<const gate_waiter*> log;
+  admission_gate::ticket c;
+  gate_waiter wc(c);
+  g.enqueue(wc);
+  g.publish(5 * MS, 0, recorder{&log});
+  EXPECT_FALSE(wc.admitted);
+  g.open(6 * MS, recorder{&log});
+  EXPECT_TRUE(wc.admitted);
+}
+
+TEST(Gate, ExpiredTicketsLetWaitersIn)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  uint64_t now= 1000 * MS;
+  limit_to(g, now, 2, log);
+  admission_gate::ticket a, b, c;
+  g.try_enter(now, a);
+  g.try_enter(now, b);
+  gate_waiter wc(c);
+  g.enqueue(wc);
+  now+= admission_gate::LEASE + 2 * MS;     /* a and b went idle */
+  g.publish(now, 200, recorder{&log});
+  EXPECT_TRUE(wc.admitted);
+  EXPECT_NE(0u, c.since);
+  /* an expired ticket given back late frees nothing */
+  g.leave(now, a, recorder{&log});
+  EXPECT_EQ(0u, a.since);
+}
+
+TEST(Gate, PublishedLimitGoesStale)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  const uint64_t t0= 1000 * MS;
+  g.publish(t0, 500, recorder{&log});
+  EXPECT_EQ(500u, g.limit_in_force(t0, true));
+  EXPECT_EQ(500u, g.limit_in_force(t0 + gate::STALE - 1000, true));
+  EXPECT_EQ(0u, g.limit_in_force(t0 + gate::STALE, true));
+  /* purge disabled or paused: no limit applies */
+  EXPECT_EQ(0u, g.limit_in_force(t0, false));
+  /* a clock read before the publication is not negative age */
+  EXPECT_EQ(500u, g.limit_in_force(t0 - MS, true));
+}
+
+TEST(Gate, TrackTicketsWithoutLimit)
+{
+  gate g;
+  admission_gate::ticket t;
+  g.track_tickets(MS);
+  EXPECT_TRUE(g.try_enter(MS, t));
+  EXPECT_NE(0u, t.since);
+  EXPECT_EQ(1u, g.tickets());
+  std::vector<const gate_waiter*> log;
+  g.leave(2 * MS, t, recorder{&log});
+  EXPECT_EQ(0u, g.tickets());
+  EXPECT_EQ(0u, g.limit_in_force(2 * MS, true));
+}
+
+TEST(Gate, ConnectionStateIsZeroInitialisable)
+{
+  /* trx_t is allocated zero-filled and reused */
+  connection c;
+  std::memset(static_cast<void*>(&c), 0, sizeof c);
+  EXPECT_EQ(0u, c.ticket.since);
+  EXPECT_FALSE(c.owes_wait);
+}
