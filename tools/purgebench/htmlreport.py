@@ -70,7 +70,26 @@ def split_summary(text):
     legend = stats.legend()
     body = [ln for ln in rest if ln.strip() != legend and
             not ln.startswith("Relative values: **bold (red)**")]
-    return title, "\n".join(head).strip(), "\n".join(body).strip(), "\n".join(meta).strip()
+    return (title, "\n".join(head).strip(), "\n".join(with_plots_heading(body)).strip(),
+            "\n".join(meta).strip())
+
+
+IMAGE_LINE = re.compile(r"^!\[[^\]]*\]\([^)]*\)\s*$")
+
+
+def with_plots_heading(lines):
+    """The lines with a '## Plots' heading before the first run of image
+    lines that the harness wrote after its last table (so that the plots
+    have a place in the page's index); lines already under a heading of
+    their own are left alone."""
+    out = list(lines)
+    for i, ln in enumerate(out):
+        if IMAGE_LINE.match(ln):
+            before = [x for x in out[:i] if x.strip()]
+            if before and before[-1].startswith("|"):
+                out[i:i] = ["## Plots", ""]
+            break
+    return out
 
 
 def data_uri(path):

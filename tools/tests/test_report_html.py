@@ -152,6 +152,11 @@ class ReportHtmlTest(Workdir):
         self.assertTrue(src.startswith("data:image/png;base64,"), src[:40])
         with open(os.path.join(RESULTS, "ch-2wh", "ch-history-tps.png"), "rb") as f:
             self.assertEqual(f.read(), base64.b64decode(src.split(",", 1)[1]))
+        with open(path) as f:
+            text = f.read()
+        # the plots that followed the last table have a heading (and a link at the top)
+        self.assertLess(text.index('<h2 id="plots">Plots</h2>'), text.index("<img "))
+        self.assertIn('<a href="#plots">Plots</a>', text)
         # self-contained: no script, no stylesheet or image to fetch
         for tag, a in page.tags:
             self.assertNotIn(tag, ("script", "link", "iframe"))
