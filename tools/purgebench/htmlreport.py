@@ -12,6 +12,7 @@ off, so that text from a run is always escaped; a Jinja2 template
 (python3-jinja2, autoescaping) lays out the page."""
 
 import base64
+import html
 import os
 import re
 
@@ -159,14 +160,18 @@ def colour_cell(td):
     td.set("title", f"coloured {m.group('mark')}, as in the Insert Benchmark")
 
 
-def to_html(markdown, text, outdir, missing):
+def to_html(markdown, text, outdir, missing, sections=None):
     """Markdown to an HTML fragment: tables, ids on the headings, no raw
     HTML (it is escaped), coloured cells, embedded images."""
     md = markdown.Markdown(extensions=["tables", "sane_lists", "toc"], output_format="html")
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
     md.treeprocessors.register(_processor(markdown, outdir, missing)(md), "purgebench", 1)
-    return md.convert(text)
+    out = md.convert(text)
+    if sections is not None:
+        # the headings as the toc extension named them: (text, id)
+        sections.extend((html.unescape(t["name"]), t["id"]) for t in md.toc_tokens)
+    return out
 
 
 def read_text(path):
@@ -197,26 +202,21 @@ def render(outdir, text, kind="report", title=None):
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
         lstrip_blocks=True, keep_trailing_newline=True)
     from markupsafe import Markup     # Jinja2's own dependency
-    sections = re.findall(r"^## (.+)$", body, flags=re.M)
+    sections = []
+    body_html = to_html(markdown, body, outdir, missing, sections)
     page = env.get_template(TEMPLATE).render(
         kind=kind,
         title=title or md_title or "purgebench report",
         directory=os.path.basename(os.path.abspath(outdir)),
         headline=Markup(to_html(markdown, head, outdir, missing)) if head else None,
-        body=Markup(to_html(markdown, body, outdir, missing)),
+        body=Markup(body_html),
         meta=Markup(to_html(markdown, meta, outdir, missing)) if meta else None,
         meta_title=META_TITLE,
         files=attachments(outdir),
-        sections=[(s, slug(markdown, s)) for s in sections],
+        sections=sections,
         red_at=f"{stats.RED_AT:.2f}", green_at=f"{stats.GREEN_AT:.2f}",
         has_relative=bool(re.search(r"\*\* \((red|green)\)", text)) or stats.legend() in text)
     return page, missing
-
-
-def slug(markdown, title):
-    """The id the toc extension gives a heading."""
-    from markdown.extensions.toc import slugify
-    return slugify(title, "-")
 
 
 def write_report(outdir, name="report.html", source="summary.md", kind="report"):
