@@ -1463,7 +1463,8 @@ SUBCOMMANDS = ("report", "compare")
 
 def report_main(argv):
     """purgebench report DIR...: (re)write report.html from each results
-    directory's summary.md."""
+    directory's summary.md (compare.html from compare.md in a directory
+    that purgebench compare wrote)."""
     from . import htmlreport
     ap = argparse.ArgumentParser(
         prog="purgebench report",
@@ -1471,12 +1472,20 @@ def report_main(argv):
                     "self-contained page (tables with the Insert Benchmark colours, plots "
                     "embedded). A run writes it itself; this makes it again, or for a "
                     "directory saved before.")
-    ap.add_argument("dirs", nargs="+", metavar="DIR", help="a results directory (summary.md)")
+    ap.add_argument("dirs", nargs="+", metavar="DIR",
+                    help="a results directory (summary.md), or one that purgebench compare "
+                         "wrote (compare.md: compare.html again)")
     args = ap.parse_args(argv)
     rc = 0
     for d in args.dirs:
         try:
-            path, missing = htmlreport.write_report(d)
+            if (not os.path.isfile(os.path.join(d, "summary.md"))
+                    and os.path.isfile(os.path.join(d, "compare.md"))):
+                # a directory that purgebench compare wrote: its page again
+                path, missing = htmlreport.write_report(d, "compare.html", "compare.md",
+                                                        kind="compare")
+            else:
+                path, missing = htmlreport.write_report(d)
         except htmlreport.ReportError as e:
             print(f"purgebench report: {e}", file=sys.stderr)
             rc = 1

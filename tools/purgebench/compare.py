@@ -30,6 +30,8 @@ MEASURES = (
     ("backlog", "to purge at slow shutdown", True),
     ("redo_bytes_per_trx", "redo bytes/trx", True),
 )
+# marks a measure where less is better in the table's header
+LESS = "↓"
 # the throughput a scenario's answer is given in (as bench.HEADLINE_KEY)
 THROUGHPUT = {"backlog-vs-lag": "qps", "tpcc": "tpmc", "ch": "tpmc",
               "insert-benchmark": "inserts_per_s"}
@@ -147,8 +149,8 @@ def tables(runs_a, runs_b, arms_by_scenario):
             abs_rows.append([arm] + [f"{report.fmt(median(a, k), digits(k))} → "
                                      f"{report.fmt(median(b, k), digits(k))}"
                                      for k, _, _ in cols])
-        out.append((f"{sc}: B over A", ["arm", "repeats A / B"] + [t for _, t, _ in cols],
-                    rel_rows))
+        out.append((f"{sc}: B over A", ["arm", "repeats A / B"] +
+                    [t + (f" {LESS}" if low else "") for _, t, low in cols], rel_rows))
         out.append((f"{sc}: medians, A → B", ["arm"] + [t for _, t, _ in cols], abs_rows))
     return out
 
@@ -198,8 +200,7 @@ def plot(outdir, runs_a, runs_b, arms_by_scenario):
             continue
         cols = min(3, len(arms))
         rows = (len(arms) + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.2 * rows), squeeze=False,
-                                 sharey=True)
+        fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.2 * rows), squeeze=False)
         for ax, arm in zip([ax for row in axes for ax in row], arms):
             for which, rs, style, colour in (("A", ga[sc][arm], "-", "tab:blue"),
                                              ("B", gb[sc][arm], "--", "tab:orange")):
@@ -258,8 +259,8 @@ def markdown(dir_a, dir_b, outdir, runs_a, runs_b):
         lines.append("|" + "---|" * len(header))
         lines.extend("| " + " | ".join(str(c) for c in row) + " |" for row in rows)
         lines.append("")
-    lines.append(stats.legend() + " Here red means B is worse: for history, latency, the "
-                 "backlog and redo less is better, so their colour is that of A over B.")
+    lines.append(stats.legend() + f" Here red means B is worse: for the measures marked "
+                 f"{LESS} less is better, so their colour is that of A over B.")
     lines.append("")
     lines.extend(report.plot_line(p) for p in plot(outdir, runs_a, runs_b, arms))
     lines.append("")

@@ -246,7 +246,7 @@ class CompareTest(Workdir):
                              by[arm]["tpmC"])
             # less is better: the colour of A over B
             self.assertEqual(stats.rel_cell(rb[arm]["history_p95"] / ra[arm]["history_p95"],
-                                            True), by[arm]["history p95"])
+                                            True), by[arm]["history p95 ↓"])
             self.assertEqual("1 / 1", by[arm]["repeats A / B"])
         self.assertIn("analytical queries/h", header)
         self.assertNotIn("qps", header)         # go-tpc reports none
@@ -262,7 +262,7 @@ class CompareTest(Workdir):
         (_, header, rows), _ = compare.tables(a, b, [("backlog-vs-lag", ["unthrottled"])])
         row = dict(zip(header, rows[0]))
         self.assertEqual("**1.05** (green)", row["qps"])        # 116 / 110
-        self.assertEqual("**0.60** (green)", row["history p95"])  # 1200 / 2000, less is better
+        self.assertEqual("**0.60** (green)", row["history p95 ↓"])  # 1200 / 2000, less is better
         self.assertEqual("3 / 2", row["repeats A / B"])
         self.assertNotIn("tpmC", header)
 
@@ -336,6 +336,11 @@ class CompareTest(Workdir):
             self.assertEqual(2, bench.main(["compare", os.path.join(RESULTS, "ch-2wh"),
                                             self.tmp]))
         self.assertIn("purgebench compare: B", err.getvalue())
+        # its page again, as for a results directory
+        os.remove(os.path.join(out, "compare.html"))
+        with mock.patch("sys.stdout", new_callable=io.StringIO) as stdout:
+            self.assertEqual(0, bench.main(["report", out]))
+        self.assertEqual(os.path.join(out, "compare.html"), stdout.getvalue().strip())
 
     def test_samples_read_back_from_the_csv(self):
         a, _ = self.fixture_runs()
