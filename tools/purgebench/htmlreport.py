@@ -220,7 +220,8 @@ def render(outdir, text, kind="report", title=None):
 
 
 def write_report(outdir, name="report.html", source="summary.md", kind="report"):
-    """Write outdir/name from outdir/source; returns its path. ReportError
+    """Write outdir/name from outdir/source; returns (its path, [plots named
+    in the source but missing from outdir]). ReportError
     when outdir has no such file or a module is missing."""
     src = os.path.join(outdir, source)
     if not os.path.isdir(outdir):
