@@ -111,6 +111,8 @@ def _processor(markdown, outdir, missing):
             parents = {c: p for p in root.iter() for c in p}
             for td in list(root.iter("td")):
                 colour_cell(td)
+            for strong in list(root.iter("strong")):
+                colour_inline(strong)
             for img in list(root.iter("img")):
                 self.embed(img, parents)
             for table in list(root.iter("table")):
@@ -157,7 +159,19 @@ def colour_cell(td):
     word = f" ({m.group('mark')})"
     strong.tail = (strong.tail or "")[len(word):]
     td.set("class", f"rel rel-{m.group('mark')}")
+    strong.set("class", "value")
     td.set("title", f"coloured {m.group('mark')}, as in the Insert Benchmark")
+
+
+def colour_inline(strong):
+    """A relative value in prose (the thread-sweep's answer: '**1.13**
+    (green)'): the bold value gets the colour, the word is dropped."""
+    if strong.get("class"):
+        return
+    m = stats.REL_CELL_RE.match(f"**{strong.text or ''}**{strong.tail or ''}")
+    if m and not list(strong):
+        strong.tail = (strong.tail or "")[len(f" ({m.group('mark')})"):]
+        strong.set("class", f"rel rel-{m.group('mark')}")
 
 
 def to_html(markdown, text, outdir, missing, sections=None):

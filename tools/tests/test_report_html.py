@@ -134,6 +134,20 @@ class ReportHtmlTest(Workdir):
         # within 0.95..1.05: no colour
         self.assertEqual("", page.cell("1.02 (0.99..1.06)"))
 
+    def test_a_relative_value_in_the_answer_is_coloured_too(self):
+        d = self.copy("default-256")
+        with open(os.path.join(d, "summary.md")) as f:
+            text = f.read()
+        with open(os.path.join(d, "summary.md"), "w") as f:
+            f.write(text.replace("- adaptive@10000: history p95 0.96x",
+                                 "- by threads: 16: **1.13** (green) (1.03..1.24), 64: 1.01.\n"
+                                 "- adaptive@10000: history p95 0.96x", 1))
+        path, _ = htmlreport.write_report(d)
+        with open(path) as f:
+            page = f.read()
+        self.assertIn('16: <strong class="rel rel-green">1.13</strong> (1.03..1.24), 64: 1.01.',
+                      page)
+
     def test_the_answer_comes_first(self):
         page, _, _ = self.report("ch-2wh")
         self.assertEqual("answer", page.order[0])
