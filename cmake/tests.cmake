@@ -51,6 +51,11 @@ if(NOT PURGELAB_SYSTEM_PYTHON)
 endif()
 add_test(NAME tools.assemble_and_fetch
   COMMAND ${PURGELAB_SYSTEM_PYTHON} -m unittest discover -s ${CMAKE_SOURCE_DIR}/tools/tests -v)
+# report.html and compare.html in headless Chromium (Debian's, BUILD/setup
+# installs it): colours as drawn, plots decoded, the answer on the first screen
+add_test(NAME tools.report_in_browser
+  COMMAND ${PURGELAB_SYSTEM_PYTHON} ${CMAKE_SOURCE_DIR}/tools/test-report-browser)
+set_tests_properties(tools.report_in_browser PROPERTIES TIMEOUT 300 RUN_SERIAL ON)
 
 if("release" IN_LIST PURGELAB_FLAVOURS)
   add_test(NAME package.tarball_runs

@@ -1027,6 +1027,12 @@ class Bench:
                 "failed samples")
         text = report.markdown(self.outdir, self.meta, self.runs, self.tables(),
                                headline(self.runs))
+        # report.html beside it; a missing module costs the page, not the run
+        from . import htmlreport
+        try:
+            htmlreport.write_report(self.outdir)
+        except htmlreport.ReportError as e:
+            print(f"purgebench: no report.html: {e}", file=sys.stderr)
         return text
 
 
@@ -1295,7 +1301,11 @@ def parse_args(argv):
         epilog="The fork against Debian's stock 10.11.18, every arm on both, interleaved\n"
                "(tools/install-stock-server unpacks it once, without a service), from the\n"
                "top of the clone:\n"
-               "  BUILD/run --compare-server \"$(tools/install-stock-server --path)\"")
+               "  BUILD/run --compare-server \"$(tools/install-stock-server --path)\"\n\n"
+               "Two more commands (each has --help):\n"
+               "  purgebench report DIR...        report.html of a results directory again\n"
+               "  purgebench compare A B [--out DIR]  two results directories of the same\n"
+               "                                  arms, made at different times: B over A")
     ap.add_argument("scenarios", nargs="*", metavar="SCENARIO",
                     help=f"any of {', '.join(SCENARIOS)}, or all "
                          f"(default: {' '.join(DEFAULT_SCENARIOS)})")
@@ -1602,7 +1612,52 @@ def stop_on_sigterm():
     return signal.signal(signal.SIGTERM, interrupt)
 
 
+SUBCOMMANDS = ("report", "compare")
+
+
+def report_main(argv):
+    """purgebench report DIR...: (re)write report.html from each results
+    directory's summary.md (compare.html from compare.md in a directory
+    that purgebench compare wrote)."""
+    from . import htmlreport
+    ap = argparse.ArgumentParser(
+        prog="purgebench report",
+        description="Write report.html beside summary.md in each results directory: one "
+                    "self-contained page (tables with the Insert Benchmark colours, plots "
+                    "embedded). A run writes it itself; this makes it again, or for a "
+                    "directory saved before.")
+    ap.add_argument("dirs", nargs="+", metavar="DIR",
+                    help="a results directory (summary.md), or one that purgebench compare "
+                         "wrote (compare.md: compare.html again)")
+    args = ap.parse_args(argv)
+    rc = 0
+    for d in args.dirs:
+        try:
+            if (not os.path.isfile(os.path.join(d, "summary.md"))
+                    and os.path.isfile(os.path.join(d, "compare.md"))):
+                # a directory that purgebench compare wrote: its page again
+                path, missing = htmlreport.write_report(d, "compare.html", "compare.md",
+                                                        kind="compare")
+            else:
+                path, missing = htmlreport.write_report(d)
+        except htmlreport.ReportError as e:
+            print(f"purgebench report: {e}", file=sys.stderr)
+            rc = 1
+            continue
+        for m in missing:
+            print(f"purgebench report: {d}: plot {m} is missing (noted on the page)",
+                  file=sys.stderr)
+        print(path)
+    return rc
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "report":
+        return report_main(argv[1:])
+    if argv and argv[0] == "compare":
+        from . import compare
+        return compare.main(argv[1:])
     args = parse_args(argv)
     stop_on_sigterm()
     if args.server is None:
@@ -1627,5 +1682,7 @@ def main(argv=None):
     if bench and bench.runs:
         print(bench.finish())
         print(f"purgebench: report {os.path.join(bench.outdir, 'summary.md')}")
+        if os.path.exists(os.path.join(bench.outdir, "report.html")):
+            print(f"purgebench: report {os.path.join(bench.outdir, 'report.html')}")
         return 0
     return 1

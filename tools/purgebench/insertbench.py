@@ -474,10 +474,7 @@ def rows_by_arm(runs):
 def relative_cell(r):
     """A relative value, coloured as the Insert Benchmark colours it
     (stats.mark: red <= 0.95, green >= 1.05): '**0.90** (red)', '1.00'."""
-    if r is None:
-        return "-"
-    m = stats.mark(r)
-    return f"**{r:.2f}** ({m})" if m else f"{r:.2f}"
+    return stats.rel_cell(r)
 
 
 NUMERIC = ("seconds", "rows_inserted", "rows_deleted", "queries", "inserts_per_s",

@@ -48,11 +48,8 @@ def fmt(v, digits=0):
 
 
 def rel(v):
-    if v is None:
-        return "-"
-    m = stats.mark(v)
-    s = f"{v:.2f}"
-    return f"**{s}** ({m})" if m else s
+    """A relative value's cell, coloured by stats.mark (stats.rel_cell)."""
+    return stats.rel_cell(v)
 
 
 def plots(outdir, runs):
@@ -243,8 +240,7 @@ def markdown(outdir, meta, runs, tables, headline=()):
         for row in rows:
             lines.append("| " + " | ".join(str(c) for c in row) + " |")
         lines.append("")
-    lines.append("Relative values: **bold (red)** <= 0.95, **bold (green)** >= 1.05, "
-                 "as in the Insert Benchmark.")
+    lines.append(stats.legend())
     lines.append("")
     lines.extend(plot_line(p) for p in plots(outdir, runs))
     lines.append("")
@@ -258,13 +254,35 @@ def markdown(outdir, meta, runs, tables, headline=()):
     return text
 
 
+def number(text):
+    """A CSV cell of write_samples() back as a number (None when empty)."""
+    if text in (None, ""):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
 def read_samples(outdir):
     """The runs of a results directory, with their samples and intervals, as
-    write_samples() left them."""
+    write_samples() left them (samples.json, else samples.csv; none when
+    neither was kept)."""
     with open(os.path.join(outdir, "runs.json")) as f:
         runs = json.load(f)
-    with open(os.path.join(outdir, "samples.json")) as f:
-        samples = json.load(f)
+    samples = []
+    path = os.path.join(outdir, "samples.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            samples = json.load(f)
+    elif os.path.exists(os.path.join(outdir, "samples.csv")):
+        # a directory saved under docs/results keeps the CSV, not the JSON
+        with open(os.path.join(outdir, "samples.csv"), newline="") as f:
+            samples = [{k: number(v) if k not in ("scenario", "arm") else v
+                        for k, v in row.items()} for row in csv.DictReader(f)]
     intervals = []
     path = os.path.join(outdir, "intervals.csv")
     if os.path.exists(path):

@@ -2,6 +2,7 @@
 """Small statistics for benchmark repeats and time series."""
 
 import math
+import re
 
 
 def percentile(values, p):
@@ -32,15 +33,48 @@ def ratio(b, a):
     return b / a
 
 
-def mark(r):
-    """Insert Benchmark colouring of a relative value."""
+# The Insert Benchmark's colouring of a relative value (B over A): red at
+# or below RED_AT, green at or above GREEN_AT. The one definition: the
+# Markdown cells (rel_cell), their legend and the HTML report's colours
+# all come from here.
+RED_AT = 0.95
+GREEN_AT = 1.05
+
+
+def mark(r, lower_is_better=False):
+    """Insert Benchmark colouring of a relative value: "red", "green" or "".
+    For a measure where less is better (latency, history) the colour is
+    that of the inverse ratio, so that red always means worse."""
     if r is None:
         return ""
-    if r <= 0.95:
+    if lower_is_better:
+        if r == 0:
+            return "green"
+        r = 1 / r
+    if r <= RED_AT:
         return "red"
-    if r >= 1.05:
+    if r >= GREEN_AT:
         return "green"
     return ""
+
+
+def rel_cell(r, lower_is_better=False):
+    """A relative value as a Markdown table cell: '**0.90** (red)' when
+    mark() colours it, else '1.00'; '-' for none. REL_CELL_RE reads it back."""
+    if r is None:
+        return "-"
+    m = mark(r, lower_is_better)
+    return f"**{r:.2f}** ({m})" if m else f"{r:.2f}"
+
+
+# rel_cell()'s coloured form at the start of a cell, as the HTML report finds it
+REL_CELL_RE = re.compile(r"^\*\*(?P<value>-?[0-9][0-9,]*(?:\.[0-9]+)?)\*\* \((?P<mark>red|green)\)")
+
+
+def legend():
+    """The Markdown line that says what the colours mean."""
+    return (f"Relative values: **bold (red)** <= {RED_AT:.2f}, **bold (green)** >= "
+            f"{GREEN_AT:.2f}, as in the Insert Benchmark.")
 
 
 def redo_bytes_per_trx(lsn0, lsn1, trx0, trx1):
