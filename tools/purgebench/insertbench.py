@@ -20,9 +20,11 @@ The steps (plan_steps()), in order, on one table that they share:
          queries as fast as they can while `writers` threads insert and
          delete 100, 500 or 1000 rows per second each; sustained() tells
          whether the writers kept that rate.
-The default sizes take about 10 minutes on the 2-core machine
-(estimated_seconds(); the rates behind it, ESTIMATED_ROWS_PER_S, are guesses
-until a run measures them), --full about 40 minutes.
+The default sizes took about 6.5 minutes per arm on the 2-core machine
+(docs/results/ib-lag1000); estimated_seconds() says about 10, because
+ESTIMATED_ROWS_PER_S is a cautious guess (measured there: l.i0 ~230k,
+l.x ~510k, l.i1 ~30k, l.i2 ~11k rows/s) that also sets the load steps'
+time limits (TIME_CAP). --full is estimated at about 40 minutes.
 
 How bench.py runs it
 --------------------
