@@ -1004,13 +1004,11 @@ class Bench:
 
     def ib_tables(self, runs):
         """insert-benchmark's tables: per step and arm, and each arm over
-        the first arm (the first server's unthrottled); when two servers are
-        compared, also B's arm over A's arm of the same name."""
-        results = insertbench.rows_by_arm(runs)
-        a = self.targets[0]
-        pairs = [(arm, a.arm(arm[len(t.prefix):])) for t in self.targets[1:]
-                 for arm in results if t.owns(arm)]
-        return insertbench.relative_table(results, pairs=pairs)
+        the first arm (the first server's unthrottled); with several servers,
+        also each arm over the first server's arm of the same name
+        (insertbench.server_pairs(), as the headline pairs them)."""
+        return insertbench.relative_table(insertbench.rows_by_arm(runs),
+                                          pairs=insertbench.server_pairs(runs))
 
     def finish(self):
         report.write_samples(self.outdir, self.runs)
