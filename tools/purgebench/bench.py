@@ -569,6 +569,7 @@ class Bench:
                       redo_bytes=None if None in lsn else lsn[1] - lsn[0],
                       server_cpu_s=None if None in cpu else round(cpu[1] - cpu[0], 3),
                       **stats.history_composition(samples),
+                      **stats.truncation_figures(samples),
                       **(parse("".join(run.text)) if parse else {}))
         self.keep(t, result, extra)
         self.log(f"  {scenario} {arm} #{repeat}: tps {fmt(result['tps'])} "
@@ -630,6 +631,10 @@ class Bench:
                                                           innodb_purge_coupled_throttle="OFF")))
                 if "adaptive" in a.arms:
                     arms.append((f"adaptive@{lag}", dict(base, innodb_purge_throttle="adaptive")))
+                if "nocap" in a.arms:
+                    arms.append((f"adaptive-nocap@{lag}",
+                                 dict(base, innodb_purge_throttle="adaptive",
+                                      innodb_purge_truncation_cap="OFF")))
             elif "formula" in a.arms:
                 arms.append((f"formula@{lag}", base))
             return arms
@@ -1113,10 +1118,18 @@ def held_table(sc, runs):
             if stats.summary([r.get("held_unparsed") for r in rs])["n"]]
     if not rows:
         return []
-    return [(f"{sc}: what the history held (means over the samples)",
-             ["arm", "history", "unparsed by purge", "of which blocked by a read view",
-              "purged, not truncated", "rollback segments withheld",
-              "throttle in force (% of samples)"], rows)]
+    out = [(f"{sc}: what the history held (means over the samples)",
+            ["arm", "history", "unparsed by purge", "of which blocked by a read view",
+             "purged, not truncated", "rollback segments withheld",
+             "throttle in force (% of samples)"], rows)]
+    trunc = [[arm] + [spread(rs, k, 1) for k in stats.TRUNC_KEYS] for arm, rs in by.items()
+             if stats.summary([r.get("trunc_passes_per_s") for r in rs])["n"]]
+    if trunc:
+        out.append((f"{sc}: what undo log truncation did (of 128 rollback segments)",
+                    ["arm", "passes/s", "pass, ms", "segments busy at a pass",
+                     "segments referenced at a pass", "segments given back drained, /s",
+                     "withheld until given back, ms"], trunc))
+    return out
 
 
 def gotpc_tables(sc, runs):
@@ -1313,7 +1326,8 @@ def parse_args(argv):
     ap.add_argument("--basedir", default=None, metavar="DIR",
                     help="its basedir, if not the parent of its bin/ or sbin/")
     ap.add_argument("--arms", default="formula,adaptive",
-                    help="throttle arms for the fork: any of formula,uncoupled,adaptive "
+                    help="throttle arms for the fork: any of formula,uncoupled,adaptive,"
+                         "nocap (adaptive with innodb_purge_truncation_cap=OFF) "
                          "(default formula,adaptive); the unthrottled arm always runs; "
                          "--arms unthrottled runs it alone")
     ap.add_argument("--drains", type=drain_widths, default=None, metavar="N[,N...]",
@@ -1411,9 +1425,10 @@ def parse_args(argv):
         a.scenarios = list(SCENARIOS)
     a.repeats = a.repeats or 1
     a.arms = [x for x in a.arms.split(",") if x]
-    bad = [x for x in a.arms if x not in ("formula", "uncoupled", "adaptive", "unthrottled")]
+    bad = [x for x in a.arms
+           if x not in ("formula", "uncoupled", "adaptive", "nocap", "unthrottled")]
     if bad:
-        ap.error(f"--arms {bad[0]}: choose from formula, uncoupled, adaptive "
+        ap.error(f"--arms {bad[0]}: choose from formula, uncoupled, adaptive, nocap "
                  "(unthrottled alone: --arms unthrottled)")
     for opt in a.sb_option:
         key = opt.lstrip("-").partition("=")[0]

@@ -52,6 +52,18 @@ def rel(v):
     return stats.rel_cell(v)
 
 
+REPEAT_STYLES = ("-", "--", ":", "-.")
+
+
+def line_style(runs, r):
+    """matplotlib style of run r among runs: one colour per arm (in the
+    order the arms first appear), one line style per repeat (solid, dashed,
+    dotted, dash-dot), so that an arm's repeats read as one series."""
+    arms = list(dict.fromkeys(x["arm"] for x in runs))
+    return {"color": f"C{arms.index(r['arm']) % 10}",
+            "linestyle": REPEAT_STYLES[(int(r.get("repeat") or 1) - 1) % len(REPEAT_STYLES)]}
+
+
 def plots(outdir, runs):
     """PNG plots; skipped (with a note) when matplotlib is missing."""
     try:
@@ -74,13 +86,14 @@ def plots(outdir, runs):
         fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=(9, 9), sharex=True)
         for r in rs:
             label = f"{r['arm']}#{r['repeat']}"
+            style = dict(line_style(rs, r), linewidth=1)
             t = [s["t"] for s in r["samples"]]
             h = [s.get("innodb_history_list_length") for s in r["samples"]]
-            ax1.plot(t, h, label=label)
+            ax1.plot(t, h, label=label, **style)
             ax2.plot([iv["t"] for iv in r["intervals"]], [iv["tps"] for iv in r["intervals"]],
-                     label=label)
+                     label=label, **style)
             ax3.plot([iv["t"] for iv in r["intervals"]],
-                     [iv.get("lat_ms") for iv in r["intervals"]], label=label)
+                     [iv.get("lat_ms") for iv in r["intervals"]], label=label, **style)
         lags = sorted({r["lag"] for r in rs if r.get("lag")})
         for lag in lags:
             ax1.axhline(lag, color="k", linestyle=":", linewidth=1)

@@ -114,5 +114,41 @@ def history_composition(samples):
                                 100.0 * sum(1 for r in rows if r[3]) / n)))
 
 
+def truncation_figures(samples):
+    """What undo log truncation did over one run's samples, from the fork's
+    counters (Innodb_purge_truncation_*, Innodb_purge_drain_released and
+    _withheld_usec): passes per second, the mean pass in ms, the mean
+    number of rollback segments that a pass found busy (processed history it
+    could not free) and referenced by transactions, segments that the drain
+    gave back per second, and how long it had withheld them, mean ms (None
+    when it gave none back).  Keyed as TRUNC_KEYS; {} when the server lacks
+    the counters or the run has fewer than two samples."""
+    rows = [s for s in samples if s.get("innodb_purge_truncation_passes") is not None
+            and s.get("t") is not None]
+    if len(rows) < 2:
+        return {}
+    a, b = rows[0], rows[-1]
+    dt = b["t"] - a["t"]
+
+    def delta(k):
+        return (b.get(k) or 0) - (a.get(k) or 0)
+
+    passes, released = delta("innodb_purge_truncation_passes"), delta("innodb_purge_drain_released")
+    if dt <= 0:
+        return {}
+    mean = lambda k: sum(s.get(k) or 0 for s in rows) / len(rows)  # noqa: E731
+    return dict(zip(TRUNC_KEYS, (
+        passes / dt,
+        delta("innodb_purge_truncation_usec") / passes / 1000 if passes > 0 else None,
+        mean("innodb_purge_truncation_busy_rsegs"),
+        mean("innodb_purge_truncation_referenced_rsegs"),
+        released / dt,
+        delta("innodb_purge_drain_withheld_usec") / released / 1000 if released > 0 else None)))
+
+
+TRUNC_KEYS = ("trunc_passes_per_s", "trunc_pass_ms", "trunc_busy_rsegs",
+              "trunc_referenced_rsegs", "drain_released_per_s", "drain_withheld_ms")
+
+
 HELD_KEYS = ("held_history", "held_unparsed", "held_view_blocked", "held_not_truncated",
              "held_withheld", "held_throttled_share")

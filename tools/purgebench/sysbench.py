@@ -147,7 +147,11 @@ def command(test, action, socket, tables, table_size, threads=1, time_s=None,
             rate=None, report_interval=1, extra=()):
     cmd = [require(), test, f"--mysql-socket={socket}", "--mysql-user=root",
            "--mysql-db=sbtest", f"--tables={tables}", f"--table-size={table_size}",
-           f"--threads={threads}", "--db-ps-mode=auto", "--rand-type=uniform"]
+           f"--threads={threads}", "--db-ps-mode=auto"]
+    # uniform row choice unless the caller's options choose (--sb-option
+    # rand-type=special, sysbench's own default, hammers a few hot rows)
+    if not any(str(x).startswith("--rand-type=") for x in extra):
+        cmd.append("--rand-type=uniform")
     if action == "run":
         cmd += [f"--time={time_s}", f"--report-interval={report_interval}",
                 "--percentile=95", "--histogram=on",

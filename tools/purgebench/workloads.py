@@ -24,7 +24,9 @@ SYSBENCH_DIR = "/usr/share/sysbench"
 OWNED = {"tables": "--tables", "table-size": "--rows", "table_size": "--rows",
          "threads": "--threads", "time": "--time", "rate": "--rates",
          "report-interval": None, "percentile": None, "histogram": None,
-         "db-ps-mode": None, "rand-type": None, "mysql-ignore-errors": None}
+         "db-ps-mode": None, "mysql-ignore-errors": None}
+# options the harness sets by default, which --sb-option may change
+DEFAULTS = {"rand-type": "uniform"}
 OPTION_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 

@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from purgebench import bench, cpuload, sampler, stats, sysbench  # noqa: E402
+from purgebench import bench, cpuload, report, sampler, stats, sysbench  # noqa: E402
 from purgebench.server import (Installation, ServerError, parse_backlog,  # noqa: E402
                                parse_help_variables, unknown_settings)
 
@@ -225,7 +225,8 @@ class CliTest(unittest.TestCase):
 
 # -- comparing two servers, without starting any ---------------------------
 FORK_ONLY = {"innodb_purge_throttle", "innodb_purge_coupled_throttle",
-             "innodb_undo_log_compact_init", "innodb_purge_drain_rsegs"}
+             "innodb_undo_log_compact_init", "innodb_purge_drain_rsegs",
+             "innodb_purge_truncation_cap"}
 
 
 def help_table(names):
@@ -424,6 +425,17 @@ class CompareTest(unittest.TestCase):
         b = self.bench("backlog-vs-lag", "--lags", "1000", "--arms", "unthrottled,adaptive")
         self.assertEqual(["fork:unthrottled", "stock:unthrottled", "fork:adaptive@1000"],
                          [r["arm"] for r in b.runs])
+
+    def test_nocap_runs_adaptive_without_the_truncation_cap_on_the_fork_only(self):
+        b = self.bench("backlog-vs-lag", "--lags", "1000", "--arms", "adaptive,nocap")
+        self.assertEqual(["fork:unthrottled", "stock:unthrottled", "fork:adaptive@1000",
+                          "fork:adaptive-nocap@1000"], [r["arm"] for r in b.runs])
+        settings = {r["arm"]: r["settings"] for r in b.runs}
+        self.assertEqual("OFF", settings["fork:adaptive-nocap@1000"]
+                         ["innodb_purge_truncation_cap"])
+        self.assertEqual("adaptive", settings["fork:adaptive-nocap@1000"]
+                         ["innodb_purge_throttle"])
+        self.assertNotIn("innodb_purge_truncation_cap", settings["fork:adaptive@1000"])
 
     def test_each_server_has_its_data_directory_cnf_and_meta(self):
         b = self.bench("history-growth")
@@ -739,6 +751,66 @@ class HistoryCompositionTest(unittest.TestCase):
         stock = [{"innodb_history_list_length": 1000, "innodb_purge_unparsed_trx": None}]
         self.assertEqual({}, stats.history_composition(stock))
         self.assertEqual({}, stats.history_composition([]))
+
+
+class LineStyleTest(unittest.TestCase):
+    def test_one_colour_per_arm_one_line_style_per_repeat(self):
+        runs = [{"arm": a, "repeat": n} for n in (1, 2) for a in ("x", "y", "z")]
+        styles = [report.line_style(runs, r) for r in runs]
+        self.assertEqual(["C0", "C1", "C2", "C0", "C1", "C2"], [s["color"] for s in styles])
+        self.assertEqual(["-"] * 3 + ["--"] * 3, [s["linestyle"] for s in styles])
+        self.assertEqual("-", report.line_style(runs, {"arm": "x", "repeat": 5})["linestyle"])
+
+
+class TruncationFiguresTest(unittest.TestCase):
+    # three samples a second apart, as the sampler records the fork's counters
+    SAMPLES = [{"t": 1.0, "innodb_purge_truncation_passes": 100,
+                "innodb_purge_truncation_usec": 50000,
+                "innodb_purge_truncation_busy_rsegs": 60,
+                "innodb_purge_truncation_referenced_rsegs": 120,
+                "innodb_purge_drain_released": 10, "innodb_purge_drain_withheld_usec": 0},
+               {"t": 2.0, "innodb_purge_truncation_passes": 110,
+                "innodb_purge_truncation_usec": 60000,
+                "innodb_purge_truncation_busy_rsegs": 64,
+                "innodb_purge_truncation_referenced_rsegs": 124,
+                "innodb_purge_drain_released": 30, "innodb_purge_drain_withheld_usec": 2000000},
+               {"t": 3.0, "innodb_purge_truncation_passes": 120,
+                "innodb_purge_truncation_usec": 70000,
+                "innodb_purge_truncation_busy_rsegs": 68,
+                "innodb_purge_truncation_referenced_rsegs": 128,
+                "innodb_purge_drain_released": 50, "innodb_purge_drain_withheld_usec": 6000000}]
+
+    def test_rates_and_means_between_the_first_and_last_sample(self):
+        f = stats.truncation_figures(self.SAMPLES)
+        self.assertEqual(10, f["trunc_passes_per_s"])          # 20 passes in 2 s
+        self.assertEqual(1, f["trunc_pass_ms"])                # 20 ms over 20 passes
+        self.assertEqual(64, f["trunc_busy_rsegs"])
+        self.assertEqual(124, f["trunc_referenced_rsegs"])
+        self.assertEqual(20, f["drain_released_per_s"])
+        self.assertEqual(150, f["drain_withheld_ms"])          # 6 s over 40 segments
+
+    def test_nothing_given_back_has_no_withheld_time(self):
+        quiet = [dict(s, innodb_purge_drain_released=0) for s in self.SAMPLES]
+        self.assertIsNone(stats.truncation_figures(quiet)["drain_withheld_ms"])
+        self.assertEqual(0, stats.truncation_figures(quiet)["drain_released_per_s"])
+
+    def test_a_server_without_the_counters_or_one_sample_has_none(self):
+        stock = [{"t": s["t"], "innodb_purge_truncation_passes": None} for s in self.SAMPLES]
+        self.assertEqual({}, stats.truncation_figures(stock))
+        self.assertEqual({}, stats.truncation_figures(self.SAMPLES[:1]))
+
+    def test_the_table_beside_what_the_history_held(self):
+        f = stats.truncation_figures(self.SAMPLES)
+        runs = [dict(f, arm="adaptive@10000", held_history=9, held_unparsed=1,
+                     held_view_blocked=0, held_not_truncated=8, held_withheld=64,
+                     held_throttled_share=0),
+                {"arm": "stock:unthrottled", "held_history": 100}]
+        (_, _, held), (title, header, rows) = bench.held_table("backlog-vs-lag", runs)
+        self.assertEqual(["adaptive@10000"], [r[0] for r in held])
+        self.assertIn("undo log truncation", title)
+        self.assertEqual([["adaptive@10000", "10.0", "1.0", "64.0", "124.0", "20.0", "150.0"]],
+                         rows)
+        self.assertEqual(len(header), len(rows[0]))
 
 
 class RotateTest(unittest.TestCase):

@@ -61,6 +61,16 @@ class WorkloadTest(unittest.TestCase):
         self.assertEqual("--skip_trx", workloads.sb_option("skip_trx"))
         self.assertEqual("--range_size=5", workloads.sb_option("--range_size=5"))
 
+    def test_the_row_distribution_is_uniform_unless_chosen(self):
+        with mock.patch.object(sysbench, "require", return_value="sysbench"):
+            plain = sysbench.command("oltp_update_non_index", "run", "/s", 5, 5000, 8,
+                                     time_s=10)
+            hot = sysbench.command("oltp_update_non_index", "run", "/s", 5, 5000, 8,
+                                   time_s=10, extra=[workloads.sb_option("rand-type=special")])
+        self.assertIn("--rand-type=uniform", plain)
+        self.assertIn("--rand-type=special", hot)
+        self.assertNotIn("--rand-type=uniform", hot)
+
     def test_sb_options_the_harness_owns_are_refused(self):
         for text, own in (("threads=8", "--threads"), ("table-size=5", "--rows"),
                           ("time=3", "--time"), ("mysql-socket=/x", None),

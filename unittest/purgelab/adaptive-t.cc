@@ -205,7 +205,7 @@ TEST(AdaptiveThrottle, PollsWhileOverThreeQuartersOfTheTarget)
 TEST(AdaptiveThrottle, DrainsFrom95PercentOfTheTargetDownToThreeQuarters)
 {
   adaptive_controller c;
-  const unsigned wide= purge_throttle::rseg_drain::MAX_WIDTH;
+  const unsigned wide= purge_throttle::rseg_drain::ADAPTIVE_WIDTH;
   uint64_t t= 0;
   auto width_after= [&](uint64_t history, uint64_t target, bool progress)
   {
@@ -247,6 +247,45 @@ void size_for_ten(admission_gate &g, uint64_t &now)
   ASSERT_EQ(10u, g.resize(now, 1000));
 }
 } // namespace
+
+TEST(AdaptiveThrottle, CapsConnectionsWhileMostOfTheHistoryWaitsForTruncation)
+{
+  adaptive_controller c;
+  const uint64_t target= 10000;
+  /* over the target, but purge is behind on most of it: the rate limit's
+  case, no cap */
+  EXPECT_EQ(0u, c.truncation_cap(12000, 8000, target, 64));
+  /* not over the target yet */
+  EXPECT_EQ(0u, c.truncation_cap(10000, 0, target, 64));
+  /* over it, and more than half the target is processed history */
+  EXPECT_EQ(64u, c.truncation_cap(12000, 1000, target, 64));
+  /* on until the history is down to three quarters of the target, whatever
+  its split; at the segments that new transactions can take */
+  EXPECT_EQ(96u, c.truncation_cap(7501, 7000, target, 96));
+  EXPECT_EQ(0u, c.truncation_cap(7500, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(9000, 0, target, 64));
+  /* never without a target, never below MIN_CAP */
+  EXPECT_EQ(0u, c.truncation_cap(1000000, 0, 0, 64));
+  EXPECT_EQ(unsigned(adaptive_controller::MIN_CAP),
+            c.truncation_cap(20000, 0, target, 0));
+  /* the target switched off ends it */
+  EXPECT_EQ(0u, c.truncation_cap(20000, 0, 0, 64));
+  EXPECT_EQ(0u, c.truncation_cap(9000, 0, target, 64));
+}
+
+TEST(AdmissionGate, ACapBoundsTheRatesConcurrency)
+{
+  admission_gate g;
+  /* a cap without a rate: exactly the cap; one as large as the slots is
+  none */
+  EXPECT_EQ(5u, g.resize(1, 0, 5));
+  EXPECT_EQ(0u, g.resize(2, 0, admission_gate::MAX_SLOTS));
+  EXPECT_EQ(0u, g.resize(3, 0, 0));
+  /* a rate before any holding time is measured lets everyone in, but not
+  past the cap */
+  EXPECT_EQ(7u, g.resize(4, 1000, 7));
+  EXPECT_EQ(unsigned(admission_gate::MAX_SLOTS), g.resize(5, 1000, 0));
+}
 
 TEST(AdmissionGate, LetsInAsManyAsTheRateNeeds)
 {

@@ -111,6 +111,86 @@ TEST(RsegDrain, ForgetsSegmentsThatTablespaceTruncationTakesOver)
 
 namespace
 {
+/** one pass over all segments at times start, start+1, ...; busy and
+referenced as given; the drain left alone */
+void tally_pass(truncation_tally &t, uint64_t start, bool busy, bool referenced)
+{
+  for (unsigned i= 0; i < N; i++)
+    t.visited({i, busy, referenced, false, false}, rseg_drain::KEEP, false,
+              start + i);
+}
+}
+
+TEST(TruncationTally, CountsAPassOnceTheNextOneStarts)
+{
+  truncation_tally t;
+  tally_pass(t, 1000, true, true);
+  EXPECT_EQ(0u, t.passes());          /* it may still go on */
+  tally_pass(t, 2000, false, true);
+  EXPECT_EQ(1u, t.passes());
+  EXPECT_EQ(N - 1, t.pass_usec());    /* first visit to last */
+  EXPECT_EQ(N, t.last_busy());
+  EXPECT_EQ(N, t.last_referenced());
+  t.visited({0, false, false, false, false}, rseg_drain::KEEP, false, 3000);
+  EXPECT_EQ(2u, t.passes());
+  EXPECT_EQ(2 * (N - 1), t.pass_usec());
+  EXPECT_EQ(0u, t.last_busy());       /* what the second pass found */
+  EXPECT_EQ(N, t.last_referenced());
+}
+
+TEST(TruncationTally, APassCutShortEndsAtTheNextVisitOfALowerSegment)
+{
+  /* free_history() stops at an error: the next pass starts at segment 0 */
+  truncation_tally t;
+  for (unsigned i= 0; i < 10; i++)
+    t.visited(busy_at(i), rseg_drain::KEEP, false, 100 + i);
+  t.visited(busy_at(0), rseg_drain::KEEP, false, 500);
+  EXPECT_EQ(1u, t.passes());
+  EXPECT_EQ(9u, t.pass_usec());
+  EXPECT_EQ(10u, t.last_busy());
+  /* a segment index out of range is ignored */
+  t.visited(busy_at(N), rseg_drain::KEEP, false, 600);
+  t.visited(busy_at(1), rseg_drain::KEEP, false, 700);
+  EXPECT_EQ(1u, t.passes());
+}
+
+TEST(TruncationTally, TimesSegmentsFromWithholdingToGivingBack)
+{
+  rseg_drain d;
+  truncation_tally t;
+  auto visit= [&](rseg_drain::visit v, uint64_t now)
+  {
+    const rseg_drain::action a= d.visited(v, 4);
+    t.visited(v, a, d.is_withheld(v.rseg), now);
+    return a;
+  };
+  ASSERT_EQ(rseg_drain::WITHHOLD, visit(busy_at(0), 1000));
+  ASSERT_EQ(rseg_drain::WITHHOLD, visit(busy_at(1), 1001));
+  /* still referenced: kept, not timed */
+  ASSERT_EQ(rseg_drain::KEEP,
+            visit({0, true, true, true, false}, 3000));
+  EXPECT_EQ(0u, t.released());
+  /* drained and unreferenced: given back after about 4 ms */
+  ASSERT_EQ(rseg_drain::RELEASE,
+            visit({0, false, false, true, false}, 5000));
+  EXPECT_EQ(1u, t.released());
+  EXPECT_NEAR(4000.0, double(t.withheld_usec()), 1.0);
+  /* taken over by undo tablespace truncation: not counted as given back */
+  ASSERT_EQ(rseg_drain::KEEP,
+            visit({1, false, false, true, true}, 9000));
+  EXPECT_FALSE(d.is_withheld(1));
+  EXPECT_EQ(1u, t.released());
+  EXPECT_NEAR(4000.0, double(t.withheld_usec()), 1.0);
+  /* withheld again later: timed from then on */
+  ASSERT_EQ(rseg_drain::WITHHOLD, visit(busy_at(2), 10000));
+  ASSERT_EQ(rseg_drain::RELEASE,
+            visit({2, false, false, true, false}, 10500));
+  EXPECT_EQ(2u, t.released());
+  EXPECT_NEAR(4500.0, double(t.withheld_usec()), 2.0);
+}
+
+namespace
+{
 /** A model of the rollback segments under a write load: W writers, each
 with one open transaction at a time that lasts TRX_TICKS ticks. A
 transaction takes the next rollback segment in turn that is not withheld

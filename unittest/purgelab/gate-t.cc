@@ -272,3 +272,58 @@ TEST(Gate, ConnectionStateIsZeroInitialisable)
   EXPECT_EQ(0u, c.ticket.since);
   EXPECT_FALSE(c.owes_wait);
 }
+
+TEST(Gate, TruncationCapAloneLimitsWhoIsInside)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  uint64_t now= 1000 * MS;
+  /* no commit rate limit, a cap of 2: in force, and no rate published */
+  g.publish(now, 0, 2, recorder{&log});
+  EXPECT_TRUE(g.in_force(now, true));
+  EXPECT_EQ(0u, g.limit_in_force(now, true));
+  EXPECT_EQ(2u, g.cap_in_force(now, true));
+  EXPECT_EQ(2u, g.concurrency());
+  admission_gate::ticket a, b, c;
+  EXPECT_TRUE(g.try_enter(now, a));
+  EXPECT_TRUE(g.try_enter(now, b));
+  EXPECT_FALSE(g.try_enter(now, c));
+  gate_waiter w{c};
+  g.enqueue(w);
+  /* a transaction ends: the waiter takes its slot */
+  g.leave(now + MS, a, recorder{&log});
+  ASSERT_EQ(1u, log.size());
+  EXPECT_TRUE(w.admitted);
+  EXPECT_NE(0u, c.since);
+  /* stale, or purge stopped: not in force */
+  EXPECT_FALSE(g.in_force(now + gate::STALE, true));
+  EXPECT_EQ(0u, g.cap_in_force(now, false));
+  /* the cap lifted: the gate opens for the next ones */
+  g.publish(now + 2 * MS, 0, 0, recorder{&log});
+  EXPECT_FALSE(g.in_force(now + 2 * MS, true));
+  EXPECT_EQ(0u, g.concurrency());
+  admission_gate::ticket d;
+  EXPECT_TRUE(g.try_enter(now + 2 * MS, d));
+  EXPECT_EQ(0u, d.since);
+}
+
+TEST(Gate, TheSmallerOfRateAndCapApplies)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  uint64_t now= 1000 * MS;
+  limit_to(g, now, 8, log);                 /* the rate asks for 8 */
+  g.publish(now + MS, 800, 3, recorder{&log});
+  EXPECT_EQ(3u, g.concurrency());
+  g.publish(now + 2 * MS, 800, 20, recorder{&log});
+  EXPECT_EQ(8u, g.concurrency());
+  g.publish(now + 3 * MS, 800, 0, recorder{&log});
+  EXPECT_EQ(8u, g.concurrency());
+  EXPECT_EQ(800u, g.limit_in_force(now + 3 * MS, true));
+  /* open() lifts both */
+  g.publish(now + 4 * MS, 0, 3, recorder{&log});
+  EXPECT_EQ(3u, g.concurrency());
+  g.open(now + 5 * MS, recorder{&log});
+  EXPECT_FALSE(g.in_force(now + 5 * MS, true));
+  EXPECT_EQ(0u, g.concurrency());
+}

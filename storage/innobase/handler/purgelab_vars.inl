@@ -68,6 +68,14 @@ static void purgelab_update_max_purge_lag(THD *, st_mysql_sys_var *,
   purge_throttle_mode_changed();
 }
 
+/** Update innodb_purge_truncation_cap: let every waiting connection in */
+static void purgelab_update_truncation_cap(THD *, st_mysql_sys_var *,
+                                           void *var, const void *save)
+{
+  *static_cast<my_bool*>(var)= *static_cast<const my_bool*>(save);
+  purge_throttle_mode_changed();
+}
+
 static MYSQL_SYSVAR_BOOL(purge_coupled_throttle, innodb_purge_coupled_throttle,
   PLUGIN_VAR_OPCMDARG,
   "Couple the purge lag DML delay to purge (MDEV-29401): a delayed DML thread"
@@ -95,6 +103,16 @@ static MYSQL_SYSVAR_ENUM(purge_throttle, innodb_purge_throttle,
   NULL, purgelab_update_throttle, PURGE_THROTTLE_ADAPTIVE,
   &purge_throttle_typelib);
 
+static MYSQL_SYSVAR_BOOL(purge_truncation_cap, innodb_purge_truncation_cap,
+  PLUGIN_VAR_OPCMDARG,
+  "While the adaptive throttle acts and undo log truncation lags (the history"
+  " over innodb_max_purge_lag with more than half of it purged), let at most as"
+  " many connections run read-write transactions at once as there are rollback"
+  " segments that new transactions can take, so that the segments that"
+  " truncation withholds drain. OFF leaves only the commit rate limit, for"
+  " comparison",
+  NULL, purgelab_update_truncation_cap, TRUE);
+
 static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
   PLUGIN_VAR_OPCMDARG,
   "Log the creation of an undo log page with the compact UNDO_INIT redo"
@@ -116,6 +134,7 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   MYSQL_SYSVAR(purge_coupled_throttle),                                 \
   MYSQL_SYSVAR(purge_drain_rsegs),                                      \
   MYSQL_SYSVAR(purge_throttle),                                         \
+  MYSQL_SYSVAR(purge_truncation_cap),                                   \
   MYSQL_SYSVAR(undo_log_compact_init),
 
 /** SHOW STATUS of a value that a function computes when it is read
@@ -135,7 +154,8 @@ static int show_computed(THD *, SHOW_VAR *var, void *buff,
 /** @return whether DML is being delayed now, by either throttle */
 static bool purge_throttle_active() noexcept
 {
-  return srv_dml_needed_delay || purge_throttle_commit_limit_in_force();
+  return srv_dml_needed_delay || purge_throttle_commit_limit_in_force() ||
+    purge_throttle_truncation_cap_in_force();
 }
 
 #define PURGELAB_STATUS_VARIABLES                                       \
@@ -152,7 +172,24 @@ static bool purge_throttle_active() noexcept
   /* history that purge has not parsed yet */                           \
   {"purge_unparsed_trx", (char*) &show_computed<ulonglong, SHOW_ULONGLONG, \
    purge_unparsed_trx>, SHOW_SIMPLE_FUNC},                              \
-  /* of which the oldest read view keeps purge from parsing */          \
+  /* history that purge has processed and truncation not removed yet */ \
+  {"purge_truncation_pending_trx", (char*) &show_computed<ulonglong,    \
+   SHOW_ULONGLONG, purge_truncation_pending_trx>, SHOW_SIMPLE_FUNC},    \
+  /* undo log truncation passes, their time, what the last one found */ \
+  {"purge_truncation_passes", &purge_throttle_stats.truncation_passes,  \
+   SHOW_ULONGLONG},                                                     \
+  {"purge_truncation_usec", &purge_throttle_stats.truncation_usec,      \
+   SHOW_ULONGLONG},                                                     \
+  {"purge_truncation_busy_rsegs",                                       \
+   &purge_throttle_stats.truncation_busy_rsegs, SHOW_UINT},             \
+  {"purge_truncation_referenced_rsegs",                                 \
+   &purge_throttle_stats.truncation_referenced_rsegs, SHOW_UINT},       \
+  /* segments the drain gave back drained, and how long it held them */ \
+  {"purge_drain_released", &purge_throttle_stats.drain_released,        \
+   SHOW_ULONGLONG},                                                     \
+  {"purge_drain_withheld_usec", &purge_throttle_stats.drain_withheld_usec, \
+   SHOW_ULONGLONG},                                                     \
+  /* of the unparsed, what the oldest read view keeps purge from parsing */ \
   {"purge_view_blocked_trx", (char*) &show_computed<ulonglong,          \
    SHOW_ULONGLONG, purge_view_blocked_trx>, SHOW_SIMPLE_FUNC},          \
   /* rollback segments that the drain withholds, and may withhold now */ \
@@ -165,6 +202,9 @@ static bool purge_throttle_active() noexcept
   /* threads let run read-write transactions at once, and waiting */   \
   {"purge_throttle_concurrency", (char*) &show_computed<uint, SHOW_UINT, \
    purge_throttle_concurrency_in_force>, SHOW_SIMPLE_FUNC},             \
+  /* of which a cap while truncation lags */                             \
+  {"purge_throttle_truncation_cap", (char*) &show_computed<uint,        \
+   SHOW_UINT, purge_throttle_truncation_cap_in_force>, SHOW_SIMPLE_FUNC}, \
   {"purge_throttle_waiting", (char*) &show_computed<uint, SHOW_UINT,    \
    purge_throttle_gate_waiting>, SHOW_SIMPLE_FUNC},                     \
   /* admission tickets out: connections let in, transaction not ended */ \

@@ -45,6 +45,11 @@ extern my_bool innodb_purge_coupled_throttle;
 enum purge_throttle_mode { PURGE_THROTTLE_FORMULA= 0, PURGE_THROTTLE_ADAPTIVE };
 extern ulong innodb_purge_throttle;
 
+/** innodb_purge_truncation_cap: the adaptive throttle caps the connections
+that run read-write transactions at once while undo log truncation lags
+(adaptive_controller::truncation_cap()) */
+extern my_bool innodb_purge_truncation_cap;
+
 /** innodb_undo_log_compact_init: log the creation of an undo page with the
 compact UNDO_INIT record (default ON), or with generic writes (OFF) */
 extern my_bool innodb_undo_log_compact_init;
@@ -77,6 +82,18 @@ struct purge_throttle_stats_t
   Atomic_relaxed<longlong> error;
   /** adaptive mode: estimated purge rate, transactions per second */
   Atomic_relaxed<ulonglong> purge_rate;
+  /** undo log truncation (purge_throttle::truncation_tally): completed
+  passes over the rollback segments, and the microseconds they took */
+  Atomic_relaxed<ulonglong> truncation_passes;
+  Atomic_relaxed<ulonglong> truncation_usec;
+  /** segments that the last pass found holding processed history that it
+  could not free, and segments that transactions referenced then */
+  Atomic_relaxed<uint> truncation_busy_rsegs;
+  Atomic_relaxed<uint> truncation_referenced_rsegs;
+  /** segments that the drain gave back after they drained, and the
+  microseconds that they were withheld */
+  Atomic_relaxed<ulonglong> drain_released;
+  Atomic_relaxed<ulonglong> drain_withheld_usec;
 };
 
 extern purge_throttle_stats_t purge_throttle_stats;
@@ -87,6 +104,11 @@ the history length without the undo logs that purge has processed but that
 undo log truncation has not removed from the history yet (SHOW STATUS
 Innodb_purge_unparsed_trx) */
 ulonglong purge_unparsed_trx() noexcept;
+
+/** @return the transactions in the history that purge has processed and
+that undo log truncation has not removed yet: the history length minus
+purge_unparsed_trx() (SHOW STATUS Innodb_purge_truncation_pending_trx) */
+ulonglong purge_truncation_pending_trx() noexcept;
 
 /** @return the part of purge_unparsed_trx() that purge may not parse yet
 because the oldest read view of its last batch still sees it: transactions
@@ -155,6 +177,10 @@ ulonglong purge_throttle_commit_limit_in_force() noexcept;
 /** @return how many threads the adaptive throttle lets run read-write
 transactions at once (0: no limit in force) */
 uint purge_throttle_concurrency_in_force() noexcept;
+
+/** @return the cap on those threads while undo log truncation lags
+(adaptive_controller::truncation_cap(); 0: none in force) */
+uint purge_throttle_truncation_cap_in_force() noexcept;
 
 /** @return threads waiting for the adaptive throttle to let them in */
 uint purge_throttle_gate_waiting() noexcept;

@@ -58,8 +58,11 @@ public:
   /** Number of rollback segments (TRX_SYS_N_RSEGS) */
   static constexpr unsigned N_RSEGS= 128;
   /** Upper bound of innodb_purge_drain_rsegs: new transactions keep at
-  least half of the rollback segments */
-  static constexpr unsigned MAX_WIDTH= N_RSEGS / 2;
+  least a quarter of the rollback segments, whose undo log slots
+  (TRX_RSEG_N_SLOTS each, 256 at 4 KiB pages) serve 4096 connections */
+  static constexpr unsigned MAX_WIDTH= N_RSEGS / 4 * 3;
+  /** The width of the adaptive throttle's drain: half of the segments */
+  static constexpr unsigned ADAPTIVE_WIDTH= N_RSEGS / 2;
 
   /** What one truncation pass found in a rollback segment */
   struct visit
@@ -137,6 +140,84 @@ private:
 
   std::bitset<N_RSEGS> m_withheld;
   unsigned m_cursor= 0;
+};
+
+/** What undo log truncation passes found and what the drain did, for
+SHOW STATUS.  Fed with every visit of a rollback segment, in the order of
+the visits (index order within a pass; a visit of an index not above the
+previous one starts a new pass), by the one thread that runs truncation. */
+class truncation_tally
+{
+public:
+  /** Account for a visit.
+  @param v         what the pass found
+  @param a         what rseg_drain::visited() decided (KEEP if not asked)
+  @param withheld  whether the drain withholds the segment after the visit
+  @param now       monotonic clock, microseconds */
+  void visited(const rseg_drain::visit &v, rseg_drain::action a,
+               bool withheld, uint64_t now) noexcept
+  {
+    if (v.rseg >= rseg_drain::N_RSEGS)
+      return;
+    if (m_in_pass && v.rseg <= m_last_rseg)
+      end_pass();
+    if (!m_in_pass)
+    {
+      m_in_pass= true;
+      m_pass_start= now;
+      m_busy= m_referenced= 0;
+    }
+    m_last_rseg= v.rseg;
+    m_pass_end= now;
+    m_busy+= v.busy;
+    m_referenced+= v.referenced;
+    uint64_t &since= m_since[v.rseg];
+    if (a == rseg_drain::WITHHOLD)
+      since= now | 1;   /* nonzero: withheld since about now */
+    else if (since && !withheld)
+    {
+      if (a == rseg_drain::RELEASE)
+      {
+        m_released++;
+        m_withheld_usec+= now > since ? now - since : 0;
+      }
+      since= 0;         /* given back, or taken over by tablespace truncation */
+    }
+  }
+
+  /** @return completed passes */
+  uint64_t passes() const noexcept { return m_passes; }
+  /** @return microseconds that completed passes took, first visit to last */
+  uint64_t pass_usec() const noexcept { return m_pass_usec; }
+  /** @return segments that the last completed pass found busy */
+  unsigned last_busy() const noexcept { return m_last_busy; }
+  /** @return segments that transactions referenced at the last completed
+  pass */
+  unsigned last_referenced() const noexcept { return m_last_referenced; }
+  /** @return segments that the drain gave back after they drained */
+  uint64_t released() const noexcept { return m_released; }
+  /** @return microseconds that the released segments were withheld */
+  uint64_t withheld_usec() const noexcept { return m_withheld_usec; }
+
+private:
+  void end_pass() noexcept
+  {
+    m_in_pass= false;
+    m_passes++;
+    m_pass_usec+= m_pass_end - m_pass_start;
+    m_last_busy= m_busy;
+    m_last_referenced= m_referenced;
+  }
+
+  bool m_in_pass= false;
+  unsigned m_last_rseg= 0;
+  uint64_t m_pass_start= 0, m_pass_end= 0;
+  unsigned m_busy= 0, m_referenced= 0;
+  unsigned m_last_busy= 0, m_last_referenced= 0;
+  uint64_t m_passes= 0, m_pass_usec= 0;
+  uint64_t m_released= 0, m_withheld_usec= 0;
+  /** per segment: when the drain withheld it (|1), 0 if it does not */
+  uint64_t m_since[rseg_drain::N_RSEGS]= {};
 };
 
 } // namespace purge_throttle

@@ -73,20 +73,30 @@ public:
   /** Age after which a published limit no longer applies, in nanoseconds */
   static constexpr uint64_t STALE= adaptive_controller::STALE * 1000;
 
-  /** Publish the controller's commit rate limit and resize the gate.
+  /** Publish the controller's commit rate limit and concurrency cap, and
+  resize the gate.
   @param now     monotonic clock, nanoseconds (nonzero)
   @param limit   read-write commits per second (0: none)
+  @param cap     at most this many connections inside (0: no cap)
   @param notify  called for each waiter let in */
   template<class Notify>
-  void publish(uint64_t now, uint64_t limit, Notify notify) noexcept
+  void publish(uint64_t now, uint64_t limit, unsigned cap, Notify notify)
+    noexcept
   {
     m_limit.store(limit, std::memory_order_relaxed);
+    m_cap.store(cap, std::memory_order_relaxed);
     m_published.store(now, std::memory_order_relaxed);
-    if (!limit && !m_gate.concurrency())
+    if (!limit && !cap && !m_gate.concurrency())
       return;       /* already open; only open() lets forced waiters in */
-    m_concurrency.store(m_gate.resize(now, limit), std::memory_order_relaxed);
+    m_concurrency.store(m_gate.resize(now, limit, cap),
+                        std::memory_order_relaxed);
     admit(now, notify);
   }
+
+  /** Publish a commit rate limit without a cap. */
+  template<class Notify>
+  void publish(uint64_t now, uint64_t limit, Notify notify) noexcept
+  { publish(now, limit, 0, notify); }
 
   /** Open the gate: no limit, every waiter let in at once (a mode or
   target change, an empty history, shutdown).
@@ -96,6 +106,7 @@ public:
   void open(uint64_t now, Notify notify) noexcept
   {
     m_limit.store(0, std::memory_order_relaxed);
+    m_cap.store(0, std::memory_order_relaxed);
     m_concurrency.store(m_gate.resize(now, 0), std::memory_order_relaxed);
     admit(now, notify);
   }
@@ -110,6 +121,28 @@ public:
     return adaptive_controller::limit_applies
       (limit, (now > published ? now - published : 0) / 1000, purge_running)
       ? limit : 0;
+  }
+
+  /** @return whether the gate admits connections now: a published limit
+  or cap that applies (adaptive_controller::limit_applies())
+  @param now            monotonic clock, nanoseconds
+  @param purge_running  purge is enabled and not paused */
+  bool in_force(uint64_t now, bool purge_running) const noexcept
+  {
+    const uint64_t limit= m_limit.load(std::memory_order_relaxed);
+    const uint64_t published= m_published.load(std::memory_order_relaxed);
+    return adaptive_controller::limit_applies
+      (limit ? limit : m_cap.load(std::memory_order_relaxed),
+       (now > published ? now - published : 0) / 1000, purge_running);
+  }
+
+  /** @return the published concurrency cap if it applies now (0: none)
+  @param now            monotonic clock, nanoseconds
+  @param purge_running  purge is enabled and not paused */
+  unsigned cap_in_force(uint64_t now, bool purge_running) const noexcept
+  {
+    return in_force(now, purge_running)
+      ? m_cap.load(std::memory_order_relaxed) : 0;
   }
 
   /** Let a connection in without queueing, if nobody waits and the gate
@@ -210,7 +243,7 @@ private:
   admission_gate m_gate;
   gate_waiter *m_head= nullptr, *m_tail= nullptr;
   std::atomic<uint64_t> m_limit{0}, m_published{0};
-  std::atomic<unsigned> m_concurrency{0}, m_waiting{0}, m_tickets{0};
+  std::atomic<unsigned> m_cap{0}, m_concurrency{0}, m_waiting{0}, m_tickets{0};
 };
 
 } // namespace purge_throttle

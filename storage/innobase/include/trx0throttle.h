@@ -230,7 +230,39 @@ public:
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
-  { return m_draining ? rseg_drain::MAX_WIDTH : 0; }
+  { return m_draining ? rseg_drain::ADAPTIVE_WIDTH : 0; }
+
+  /** How many connections may run read-write transactions at once because
+  undo log truncation lags.  Over the target, with most of the history
+  processed by purge (more than half the target waits for truncation),
+  a commit rate limit would only cost throughput: purge keeps up.  What
+  keeps the history long is that truncation frees a rollback segment only
+  once no transaction references it, and with many more connections than
+  segments each withheld segment waits for every transaction that had
+  taken it, the slowest of which queue for the CPU.  Capping the
+  connections inside at the segments that new transactions can take
+  leaves about one transaction per segment, so that a withheld segment
+  drains within about one transaction.  On from the target with that
+  split, off once the history is down to act_from().  Unlike the rate
+  limit it does not depend on purge's progress: purge has nothing to do
+  while it has parsed all that truncation waits for.
+  @param history    history length
+  @param unparsed   of it, what purge has not parsed yet
+  @param target     innodb_max_purge_lag (0 = no throttling)
+  @param available  rollback segments that new transactions can take
+  @return the concurrency cap (0 = none) */
+  unsigned truncation_cap(uint64_t history, uint64_t unparsed,
+                          uint64_t target, unsigned available) noexcept
+  {
+    const uint64_t pending= history > unparsed ? history - unparsed : 0;
+    m_capping= target &&
+      (m_capping ? history > act_from(target)
+       : history > pace_from(target) && pending > target / 2);
+    return m_capping ? std::max(available, unsigned{MIN_CAP}) : 0;
+  }
+
+  /** The least truncation_cap() */
+  static constexpr unsigned MIN_CAP= 2;
 
   /** @return the commit rate limit, transactions per second (0 = none) */
   uint64_t limit() const noexcept { return m_limit; }
@@ -298,6 +330,8 @@ private:
   double m_purge_rate= 0;
   /** whether truncation drains rollback segments (drain_width()) */
   bool m_draining= false;
+  /** whether truncation_cap() caps the connections inside */
+  bool m_capping= false;
 };
 
 /** Admission control for the adaptive throttle's commit rate limit: at most
@@ -379,22 +413,23 @@ public:
   }
 
   /** Set the concurrency for a commit rate limit, from the time a ticket
-  was held since the last resize that measured one.
+  was held since the last resize that measured one, and a cap.
   @param now   a monotonic clock, in nanoseconds
   @param rate  the commit rate limit, transactions per second (0 = none)
+  @param cap   at most this many inside (0 = no cap)
   @return concurrency() */
-  unsigned resize(uint64_t now, uint64_t rate) noexcept
+  unsigned resize(uint64_t now, uint64_t rate, unsigned cap= 0) noexcept
   {
     if (!rate)
     {
       /* tickets that are out stay valid and are given back as usual */
       m_window_start= 0;
-      return m_limit= 0;
+      return m_limit= cap < MAX_SLOTS ? cap : 0;
     }
     if (m_window_start)
     {
       if (now - m_window_start < WINDOW || !m_returned)
-        return m_limit;
+        return m_limit= capped(m_by_rate, cap);
       m_hold= double(m_held) / double(m_returned) * 1e-9;
     }
     /* else a limit comes into force: start from the holding time measured
@@ -402,7 +437,8 @@ public:
     in and measure */
     m_window_start= now;
     m_held= m_returned= 0;
-    return m_limit= m_hold > 0 ? concurrency_for(rate, m_hold) : MAX_SLOTS;
+    m_by_rate= m_hold > 0 ? concurrency_for(rate, m_hold) : MAX_SLOTS;
+    return m_limit= capped(m_by_rate, cap);
   }
 
   /** @return threads to let in at once for a commit rate
@@ -421,6 +457,9 @@ public:
   unsigned running() const noexcept { return MAX_SLOTS - m_n_free; }
 
 private:
+  static unsigned capped(unsigned n, unsigned cap) noexcept
+  { return cap && cap < n ? cap : n; }
+
   void free_slot(unsigned slot) noexcept
   {
     m_since[slot]= 0;
@@ -450,6 +489,8 @@ private:
   uint64_t m_returned= 0;
   /** the holding time measured last, in seconds (0: none yet) */
   double m_hold= 0;
+  /** the concurrency that the rate limit asks for */
+  unsigned m_by_rate= MAX_SLOTS;
 };
 
 } // namespace purge_throttle

@@ -54,6 +54,7 @@ void thd_exit_cond(MYSQL_THD thd, const PSI_stage_info *stage,
 my_bool innodb_purge_coupled_throttle= TRUE;
 ulong innodb_purge_throttle= PURGE_THROTTLE_ADAPTIVE;
 my_bool innodb_undo_log_compact_init= TRUE;
+my_bool innodb_purge_truncation_cap= TRUE;
 uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
 Atomic_counter<ulonglong> undo_pages_init_compact;
@@ -125,6 +126,8 @@ struct purge_throttle_sys_t
   Atomic_relaxed<uint> adaptive_drain_width{0};
   /** drain.withheld() */
   Atomic_relaxed<uint> rsegs_withheld{0};
+  /** what truncation passes found (published in purge_throttle_stats) */
+  purge_throttle::truncation_tally tally;
   /** purge_sys.tail.trx_no after the last purge batch */
   Atomic_relaxed<trx_id_t> parsed_trx_no{0};
   /** purge_sys.low_limit_no() of the last purge batch: purge may not parse
@@ -137,14 +140,14 @@ struct purge_throttle_sys_t
     return true;
   }
 
-  /** Publish a commit rate limit (coordinator). */
-  void publish(ulonglong now, uint64_t limit) noexcept
+  /** Publish a commit rate limit and a concurrency cap (coordinator). */
+  void publish(ulonglong now, uint64_t limit, unsigned cap= 0) noexcept
   {
-    if (!initialised || (!limit && !gate.concurrency()))
+    if (!initialised || (!limit && !cap && !gate.concurrency()))
       return;
     mysql_mutex_lock(&mutex);
     ut_ad(owns());
-    gate.publish(now, limit, signal_waiter);
+    gate.publish(now, limit, cap, signal_waiter);
     mysql_mutex_unlock(&mutex);
   }
 
@@ -211,6 +214,13 @@ ulonglong purge_unparsed_trx() noexcept
                              ? trx_in_ids(max_id - parsed + 1) : 0);
 }
 
+ulonglong purge_truncation_pending_trx() noexcept
+{
+  const ulonglong history= trx_sys.history_size_approx();
+  const ulonglong unparsed= purge_unparsed_trx();
+  return history > unparsed ? history - unparsed : 0;
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
@@ -230,6 +240,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   if (!throttle_is_adaptive())
   {
     s.adaptive.update(0, history, 0, 0, false);
+    s.adaptive.truncation_cap(history, 0, 0, 0);
     s.publish(my_interval_timer(), 0);
     s.adaptive_drain_width= 0;
     return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
@@ -244,7 +255,13 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   const uint64_t limit=
     s.adaptive.update(now / 1000, history, purged, srv_max_purge_lag,
                       progress || !innodb_purge_coupled_throttle);
-  s.publish(now, limit);
+  /* purge keeps up and truncation lags: cap the connections inside at
+  the rollback segments that new transactions can take */
+  const unsigned cap= s.adaptive.truncation_cap
+    (history, purge_unparsed_trx(),
+     innodb_purge_truncation_cap ? srv_max_purge_lag : 0,
+     TRX_SYS_N_RSEGS - s.rsegs_withheld);
+  s.publish(now, limit, cap);
   s.adaptive_drain_width= s.adaptive.drain_width();
   purge_throttle_stats.error= s.adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(s.adaptive.purge_rate());
@@ -313,8 +330,14 @@ ulonglong purge_throttle_commit_limit_in_force() noexcept
 
 uint purge_throttle_concurrency_in_force() noexcept
 {
-  return purge_throttle_commit_limit_in_force()
+  return purge_throttle_sys.gate.in_force(my_interval_timer(), purge_runs())
     ? purge_throttle_sys.gate.concurrency() : 0;
+}
+
+uint purge_throttle_truncation_cap_in_force() noexcept
+{
+  return purge_throttle_sys.gate.cap_in_force(my_interval_timer(),
+                                              purge_runs());
 }
 
 uint purge_throttle_gate_waiting() noexcept
@@ -340,7 +363,7 @@ void purge_throttle_sys_t::admit(THD *thd,
   ut_ad(!t.since);
   const ulonglong start= my_interval_timer();
   if (!initialised || srv_shutdown_state != SRV_SHUTDOWN_NONE ||
-      (!must_wait && !take_ticket && !gate.limit_in_force(start, purge_runs())))
+      (!must_wait && !take_ticket && !gate.in_force(start, purge_runs())))
     return;
   mysql_mutex_lock(&mutex);
   ut_ad(owns());
@@ -475,8 +498,6 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
   purge_throttle::rseg_drain &rseg_drain= purge_throttle_sys.drain;
   const bool ours= rseg_drain.is_withheld(i);
   const uint width= purge_drain_width();
-  if (!width && !ours)
-    return false;
   /* No reference can be added while the segment is withheld
   (trx_rseg_t::acquire_if_available()), so a segment found unreferenced
   here stays so until it is given back. */
@@ -484,18 +505,36 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
   const purge_throttle::rseg_drain::visit v{
     i, busy, ref >= trx_rseg_t::REF, (ref & trx_rseg_t::SKIP) != 0,
     rseg.space == purge_sys.truncate_undo_space.current};
-  switch (rseg_drain.visited(v, width)) {
-  case purge_throttle::rseg_drain::KEEP:
-    break;
-  case purge_throttle::rseg_drain::WITHHOLD:
-    rseg.set_skip_allocation();
-    break;
-  case purge_throttle::rseg_drain::RELEASE:
-    rseg.clear_skip_allocation();
-    break;
+  auto action= purge_throttle::rseg_drain::KEEP;
+  if (width || ours)
+  {
+    action= rseg_drain.visited(v, width);
+    switch (action) {
+    case purge_throttle::rseg_drain::KEEP:
+      break;
+    case purge_throttle::rseg_drain::WITHHOLD:
+      rseg.set_skip_allocation();
+      break;
+    case purge_throttle::rseg_drain::RELEASE:
+      rseg.clear_skip_allocation();
+      break;
+    }
+    purge_throttle_sys.rsegs_withheld= rseg_drain.withheld();
   }
-  purge_throttle_sys.rsegs_withheld= rseg_drain.withheld();
-  return ours || rseg_drain.is_withheld(i);
+  const bool withheld= rseg_drain.is_withheld(i);
+  purge_throttle::truncation_tally &t= purge_throttle_sys.tally;
+  t.visited(v, action, withheld, my_interval_timer() / 1000);
+  purge_throttle_stats_t &st= purge_throttle_stats;
+  if (st.truncation_passes != t.passes())
+  {
+    st.truncation_passes= t.passes();
+    st.truncation_usec= t.pass_usec();
+    st.truncation_busy_rsegs= t.last_busy();
+    st.truncation_referenced_rsegs= t.last_referenced();
+  }
+  st.drain_released= t.released();
+  st.drain_withheld_usec= t.withheld_usec();
+  return ours || withheld;
 }
 
 uint purge_rsegs_withheld() noexcept
