@@ -251,7 +251,8 @@ def fake_tree(root, debian, version="10.11.18", lacks=None):
         with open(os.path.join(d, name), "w") as f:
             f.write(f"#!/bin/sh\necho 'mariadbd  Ver {version}-MariaDB'\n")
             if lacks is not None:
-                names = set(bench.BASE_CNF) | {"max_connections", "datadir", "socket"}
+                names = set(bench.BASE_CNF) | {"max_connections", "max_prepared_stmt_count",
+                                                "datadir", "socket"}
                 f.write("[ \"$3\" = --help ] && cat <<'EOF'\n"
                         + help_table(sorted(names - set(lacks))) + "EOF\n")
         os.chmod(os.path.join(d, name), 0o755)
@@ -659,6 +660,16 @@ class ServerListTest(unittest.TestCase):
         for label in ("stock", "old"):
             self.assertIn(f"  {label}: skipping adaptive@1000: needs @@innodb_purge_throttle",
                           log)
+
+    def test_connections_and_prepared_statements_are_sized_for_the_threads(self):
+        b = self.listed("backlog-vs-lag", "--threads", "4096", "--lags", "1000",
+                        "--arms", "unthrottled")
+        for t in b.targets:
+            self.assertEqual("4146", t.server.options["max_connections"], t.label)
+            self.assertEqual(str(4096 * 32), t.server.options["max_prepared_stmt_count"],
+                             t.label)
+        b = self.listed("history-growth")       # 256 threads at least: the default
+        self.assertEqual("16382", b.targets[0].server.options["max_prepared_stmt_count"])
 
     def test_settings_a_version_does_not_know_are_left_out_and_listed(self):
         b = self.listed("history-growth")
