@@ -117,23 +117,18 @@ public:
   uint64_t limit_in_force(uint64_t now, bool purge_running) const noexcept
   {
     const uint64_t limit= m_limit.load(std::memory_order_relaxed);
-    const uint64_t published= m_published.load(std::memory_order_relaxed);
-    return adaptive_controller::limit_applies
-      (limit, (now > published ? now - published : 0) / 1000, purge_running)
-      ? limit : 0;
+    return applies(limit, now, purge_running) ? limit : 0;
   }
 
   /** @return whether the gate admits connections now: a published limit
-  or cap that applies (adaptive_controller::limit_applies())
+  or cap that applies
   @param now            monotonic clock, nanoseconds
   @param purge_running  purge is enabled and not paused */
   bool in_force(uint64_t now, bool purge_running) const noexcept
   {
     const uint64_t limit= m_limit.load(std::memory_order_relaxed);
-    const uint64_t published= m_published.load(std::memory_order_relaxed);
-    return adaptive_controller::limit_applies
-      (limit ? limit : m_cap.load(std::memory_order_relaxed),
-       (now > published ? now - published : 0) / 1000, purge_running);
+    return applies(limit ? limit : m_cap.load(std::memory_order_relaxed), now,
+                   purge_running);
   }
 
   /** @return the published concurrency cap if it applies now (0: none)
@@ -216,6 +211,16 @@ public:
   const gate_waiter *head() const noexcept { return m_head; }
 
 private:
+  /** @return whether a published limit or cap (0: none) applies now
+  (adaptive_controller::limit_applies(): not stale, purge running) */
+  bool applies(uint64_t value, uint64_t now, bool purge_running) const
+    noexcept
+  {
+    const uint64_t published= m_published.load(std::memory_order_relaxed);
+    return adaptive_controller::limit_applies
+      (value, (now > published ? now - published : 0) / 1000, purge_running);
+  }
+
   void unlink(gate_waiter &w) noexcept
   {
     (w.prev ? w.prev->next : m_head)= w.next;
