@@ -532,8 +532,11 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
     st.truncation_busy_rsegs= t.last_busy();
     st.truncation_referenced_rsegs= t.last_referenced();
   }
-  st.drain_released= t.released();
-  st.drain_withheld_usec= t.withheld_usec();
+  if (action == purge_throttle::rseg_drain::RELEASE)
+  {
+    st.drain_released= t.released();
+    st.drain_withheld_usec= t.withheld_usec();
+  }
   return ours || withheld;
 }
 
