@@ -273,6 +273,50 @@ TEST(AdaptiveThrottle, CapsConnectionsWhileMostOfTheHistoryWaitsForTruncation)
   EXPECT_EQ(0u, c.truncation_cap(9000, 0, target, 64));
 }
 
+TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
+{
+  adaptive_controller c;
+  const uint64_t target= 10000;
+  /** one episode: on over `from`, up to `peak`, then down until off */
+  auto episode= [&](uint64_t from, uint64_t peak, uint64_t t= 10000)
+  {
+    EXPECT_EQ(0u, c.truncation_cap(from, 0, t, 64));
+    EXPECT_EQ(64u, c.truncation_cap(from + 1, 0, t, 64));
+    EXPECT_EQ(64u, c.truncation_cap(peak, 0, t, 64));
+    /* off t / 4 under where it came on */
+    EXPECT_EQ(64u, c.truncation_cap(from - t / 4 + 1, 0, t, 64));
+    EXPECT_EQ(0u, c.truncation_cap(from - t / 4, 0, t, 64));
+  };
+  /* none before the first call: it starts from the target */
+  EXPECT_EQ(0u, c.cap_from());
+  EXPECT_EQ(0u, c.truncation_cap(0, 0, target, 64));
+  EXPECT_EQ(target, c.cap_from());
+  /* the history overshot by 4000: come on 2000 earlier */
+  episode(10000, 14000);
+  EXPECT_EQ(8000u, c.cap_from());
+  episode(8000, 11000);
+  EXPECT_EQ(7500u, c.cap_from());
+  /* a peak under the target: come on later again, never over the target */
+  episode(7500, 9000);
+  EXPECT_EQ(8000u, c.cap_from());
+  episode(8000, 6000 + target);
+  EXPECT_EQ(5000u, c.cap_from());
+  /* never under half the target */
+  episode(c.cap_from(), 100000);
+  EXPECT_EQ(target / 2, c.cap_from());
+  episode(target / 2, 9000);
+  EXPECT_EQ(target / 2 + 500, c.cap_from());
+  /* from half the target on, it still needs half of that processed */
+  EXPECT_EQ(0u, c.truncation_cap(8000, 8000 - 2750, target, 64));
+  EXPECT_EQ(64u, c.truncation_cap(8000, 8000 - 2751, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(1000, 0, target, 64));
+  /* a new target starts from the target */
+  EXPECT_EQ(0u, c.truncation_cap(1000, 0, 20000, 64));
+  EXPECT_EQ(20000u, c.cap_from());
+  episode(20000, 20000 + 1, 20000);
+  EXPECT_EQ(20000u, c.cap_from());
+}
+
 TEST(AdmissionGate, ACapBoundsTheRatesConcurrency)
 {
   admission_gate g;

@@ -307,6 +307,47 @@ TEST(Gate, TruncationCapAloneLimitsWhoIsInside)
   EXPECT_EQ(0u, d.since);
 }
 
+TEST(Gate, UnderACapWaitersWaitWhileTheQueueMoves)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  const uint64_t now= 1000 * MS, MAX= admission_gate::MAX_WAIT;
+  g.publish(now, 0, 1, recorder{&log});
+  admission_gate::ticket a, b, c;
+  ASSERT_TRUE(g.try_enter(now, a));
+  gate_waiter wb{b}, wc{c};
+  g.enqueue(wb);
+  g.enqueue(wc);
+  /* nobody let in since they queued */
+  EXPECT_EQ(now + MAX, g.give_up_at(now, now, true));
+  /* the queue moves (tickets held under LEASE): the second waiter waits on
+  from the last admission */
+  g.leave(now + 150 * MS, a, recorder{&log});
+  ASSERT_TRUE(wb.admitted);
+  g.publish(now + 200 * MS, 0, 1, recorder{&log});
+  EXPECT_FALSE(wc.admitted);
+  EXPECT_EQ(now + 150 * MS + MAX, g.give_up_at(now + 200 * MS, now, true));
+  g.leave(now + 300 * MS, b, recorder{&log});
+  ASSERT_TRUE(wc.admitted);
+  EXPECT_EQ(now + 300 * MS + MAX, g.give_up_at(now + 300 * MS, now, true));
+  g.dequeue(wc);
+  /* without a cap in force (stale, purge stopped, or a rate limit alone),
+  a waiter waits MAX_WAIT */
+  EXPECT_EQ(now + MAX, g.give_up_at(now + 200 * MS + gate::STALE, now,
+                                    true));
+  EXPECT_EQ(now + MAX, g.give_up_at(now + 300 * MS, now, false));
+  gate r;
+  uint64_t t= now;
+  limit_to(r, t, 1, log);
+  admission_gate::ticket d, e;
+  ASSERT_TRUE(r.try_enter(t, d));
+  gate_waiter we{e};
+  r.enqueue(we);
+  r.leave(t + 100 * MS, d, recorder{&log});
+  ASSERT_TRUE(we.admitted);
+  EXPECT_EQ(t + MAX, r.give_up_at(t + 200 * MS, t, true));
+}
+
 TEST(Gate, TheSmallerOfRateAndCapApplies)
 {
   gate g;

@@ -140,6 +140,24 @@ public:
       ? m_cap.load(std::memory_order_relaxed) : 0;
   }
 
+  /** When a waiter gives up and goes on without a ticket: MAX_WAIT after
+  it queued, or, while a cap is in force and the queue moves, MAX_WAIT
+  after the gate last let someone in.  A cap bounds the connections inside
+  whatever the queue's length; a waiter that left it after MAX_WAIT would
+  run beside the cap once the queue takes longer than that to pass.  A
+  gate that lets nobody in for MAX_WAIT still lets its waiters go.
+  @param now            monotonic clock, nanoseconds
+  @param queued         when the waiter queued
+  @param purge_running  purge is enabled and not paused
+  @return the time to give up at */
+  uint64_t give_up_at(uint64_t now, uint64_t queued, bool purge_running)
+    const noexcept
+  {
+    const uint64_t moved= m_admitted.load(std::memory_order_relaxed);
+    return (moved > queued && cap_in_force(now, purge_running)
+            ? moved : queued) + admission_gate::MAX_WAIT;
+  }
+
   /** Let a connection in without queueing, if nobody waits and the gate
   has room (no overtaking of waiters).
   @param now  monotonic clock, nanoseconds
@@ -151,6 +169,8 @@ public:
       return false;
     const bool in= m_gate.enter(now, t);
     m_tickets.store(m_gate.running(), std::memory_order_relaxed);
+    if (in)
+      m_admitted.store(now, std::memory_order_relaxed);
     return in;
   }
 
@@ -240,6 +260,7 @@ private:
         break;
       unlink(*w);
       w->admitted= true;
+      m_admitted.store(now, std::memory_order_relaxed);
       notify(*w);
     }
     m_tickets.store(m_gate.running(), std::memory_order_relaxed);
@@ -248,6 +269,8 @@ private:
   admission_gate m_gate;
   gate_waiter *m_head= nullptr, *m_tail= nullptr;
   std::atomic<uint64_t> m_limit{0}, m_published{0};
+  /** when the gate last let a connection in */
+  std::atomic<uint64_t> m_admitted{0};
   std::atomic<unsigned> m_cap{0}, m_concurrency{0}, m_waiting{0}, m_tickets{0};
 };
 

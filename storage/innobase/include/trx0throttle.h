@@ -242,10 +242,14 @@ public:
   taken it, the slowest of which queue for the CPU.  Capping the
   connections inside at the segments that new transactions can take
   leaves about one transaction per segment, so that a withheld segment
-  drains within about one transaction.  On from the target with that
-  split, off once the history is down to act_from().  Unlike the rate
-  limit it does not depend on purge's progress: purge has nothing to do
-  while it has parsed all that truncation waits for.
+  drains within about one transaction.  On from cap_from() with more than
+  half of that processed, off target / 4 lower.  Once on, the history goes
+  on growing until the connections that were inside end and the segments
+  drain; so after each episode cap_from() moves by half the gap between
+  the episode's peak and the target (within [target / 2, target]), to aim
+  the peak, not the start, at the target.  Unlike the rate limit it does
+  not depend on purge's progress: purge has nothing to do while it has
+  parsed all that truncation waits for.
   @param history    history length
   @param unparsed   of it, what purge has not parsed yet
   @param target     innodb_max_purge_lag (0 = no throttling)
@@ -254,12 +258,32 @@ public:
   unsigned truncation_cap(uint64_t history, uint64_t unparsed,
                           uint64_t target, unsigned available) noexcept
   {
+    if (target != m_cap_target)
+    {
+      m_cap_target= target;
+      m_cap_from= target;
+    }
     const uint64_t pending= history > unparsed ? history - unparsed : 0;
+    const bool was= m_capping;
     m_capping= target &&
-      (m_capping ? history > act_from(target)
-       : history > pace_from(target) && pending > target / 2);
+      (was ? history > m_cap_from - target / 4
+       : history > m_cap_from && pending > m_cap_from / 2);
+    if (m_capping)
+      m_cap_peak= was ? std::max(m_cap_peak, history) : history;
+    else if (was && target)
+    {
+      /* aim the next episode's peak at the target */
+      const int64_t from= int64_t(m_cap_from) +
+        (int64_t(target) - int64_t(m_cap_peak)) / 2;
+      m_cap_from= uint64_t(std::min(int64_t(target),
+                                    std::max(int64_t(target / 2), from)));
+    }
     return m_capping ? std::max(available, unsigned{MIN_CAP}) : 0;
   }
+
+  /** @return the history length over which truncation_cap() comes on next
+  (0 = no target) */
+  uint64_t cap_from() const noexcept { return m_cap_from; }
 
   /** The least truncation_cap() */
   static constexpr unsigned MIN_CAP= 2;
@@ -332,6 +356,12 @@ private:
   bool m_draining= false;
   /** whether truncation_cap() caps the connections inside */
   bool m_capping= false;
+  /** the target that m_cap_from was aimed for */
+  uint64_t m_cap_target= 0;
+  /** the history over which the cap comes on: in [target / 2, target] */
+  uint64_t m_cap_from= 0;
+  /** the highest history of the cap's current episode */
+  uint64_t m_cap_peak= 0;
 };
 
 /** Admission control for the adaptive throttle's commit rate limit: at most

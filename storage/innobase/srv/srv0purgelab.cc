@@ -348,7 +348,7 @@ uint purge_throttle_tickets() noexcept
 
 /** Let a connection that owes a wait in: at once if the gate has room,
 else after waiting (killable, visible in the processlist) until the gate
-lets it in, at most admission_gate::MAX_WAIT.
+lets it in or until gate::give_up_at().
 @param thd  the connection, which holds no transaction and no locks
 @param t    its ticket */
 void purge_throttle_sys_t::admit(THD *thd,
@@ -394,8 +394,7 @@ void purge_throttle_sys_t::admit(THD *thd,
   thd_wait_begin(thd, THD_WAIT_SLEEP);
   DEBUG_SYNC_C("purge_throttle_gate_wait");
   const bool unbounded= DBUG_IF("purge_throttle_wait_unbounded");
-  struct timespec deadline;
-  set_timespec_nsec(deadline, purge_throttle::admission_gate::MAX_WAIT);
+  const ulonglong queued= my_interval_timer();
   PSI_stage_info old_stage;
   mysql_mutex_lock(&mutex);
   ut_ad(owns());
@@ -403,16 +402,21 @@ void purge_throttle_sys_t::admit(THD *thd,
   thd_enter_cond(thd, &w.cond, &mutex, &stage_purge_throttle_wait,
                  &old_stage, __func__, __FILE__, __LINE__);
   /* The coordinator, ending connections and mode switches let waiters in;
-  one that waited MAX_WAIT goes on without a ticket: DML is never stopped. */
+  one that reaches give_up_at() goes on without a ticket: DML is never
+  stopped. */
   while (!w.admitted && !closed && !thd_kill_level(thd))
   {
     if (unbounded)
       mysql_cond_wait(&w.cond, &mutex);
     else
     {
-      const int err= mysql_cond_timedwait(&w.cond, &mutex, &deadline);
-      if (err == ETIMEDOUT || err == ETIME)
+      const ulonglong now= my_interval_timer();
+      const ulonglong until= gate.give_up_at(now, queued, purge_runs());
+      if (now >= until)
         break;
+      struct timespec deadline;
+      set_timespec_nsec(deadline, until - now);
+      mysql_cond_timedwait(&w.cond, &mutex, &deadline);
     }
   }
   gate.dequeue(w);
