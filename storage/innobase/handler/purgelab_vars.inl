@@ -205,6 +205,9 @@ static bool purge_throttle_active() noexcept
   /* of which a cap while truncation lags */                             \
   {"purge_throttle_truncation_cap", (char*) &show_computed<uint,        \
    SHOW_UINT, purge_throttle_truncation_cap_in_force>, SHOW_SIMPLE_FUNC}, \
+  /* the history over which that cap comes on next */                  \
+  {"purge_throttle_truncation_cap_from",                                \
+   &purge_throttle_stats.truncation_cap_from, SHOW_ULONGLONG},          \
   {"purge_throttle_waiting", (char*) &show_computed<uint, SHOW_UINT,    \
    purge_throttle_gate_waiting>, SHOW_SIMPLE_FUNC},                     \
   /* admission tickets out: connections let in, transaction not ended */ \

@@ -82,6 +82,9 @@ struct purge_throttle_stats_t
   Atomic_relaxed<longlong> error;
   /** adaptive mode: estimated purge rate, transactions per second */
   Atomic_relaxed<ulonglong> purge_rate;
+  /** adaptive mode: the history over which the truncation cap comes on
+  next (adaptive_controller::cap_from()) */
+  Atomic_relaxed<ulonglong> truncation_cap_from;
   /** undo log truncation (purge_throttle::truncation_tally): completed
   passes over the rollback segments, and the microseconds they took */
   Atomic_relaxed<ulonglong> truncation_passes;

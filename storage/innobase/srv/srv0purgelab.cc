@@ -262,6 +262,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
      innodb_purge_truncation_cap ? srv_max_purge_lag : 0,
      TRX_SYS_N_RSEGS - s.rsegs_withheld);
   s.publish(now, limit, cap);
+  purge_throttle_stats.truncation_cap_from= s.adaptive.cap_from();
   s.adaptive_drain_width= s.adaptive.drain_width();
   purge_throttle_stats.error= s.adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(s.adaptive.purge_rate());
