@@ -281,6 +281,37 @@ public:
     return m_capping ? std::max(available, unsigned{MIN_CAP}) : 0;
   }
 
+  /** Ease a truncation cap out rather than lift it at once: after an
+  episode the cap doubles every RELEASE_STEP, from its last value, and is
+  lifted once it reaches RELEASE_END.  Lifted at once, it lets thousands of
+  waiters in together, onto the same rows.  A new episode takes over.
+  @param now     a monotonic clock, in microseconds
+  @param cap     truncation_cap()
+  @param target  the target that truncation_cap() was given (0: lift at
+                 once)
+  @return the cap to publish (0 = none) */
+  unsigned ease_out(uint64_t now, unsigned cap, uint64_t target) noexcept
+  {
+    if (cap || !target)
+    {
+      m_release= target ? cap : 0;
+      m_release_at= now;
+      return cap;
+    }
+    if (m_release && now - m_release_at >= RELEASE_STEP)
+    {
+      m_release= m_release * 2 >= RELEASE_END ? 0 : m_release * 2;
+      m_release_at= now;
+    }
+    return m_release;
+  }
+
+  /** Interval of ease_out()'s doubling, in microseconds */
+  static constexpr uint64_t RELEASE_STEP= 200000;
+  /** ease_out() lifts a cap that reaches this (admission_gate::MAX_SLOTS:
+  no limit) */
+  static constexpr unsigned RELEASE_END= 1024;
+
   /** @return the history length over which truncation_cap() comes on next
   (0 = no target) */
   uint64_t cap_from() const noexcept { return m_cap_from; }
@@ -362,6 +393,9 @@ private:
   uint64_t m_cap_from= 0;
   /** the highest history of the cap's current episode */
   uint64_t m_cap_peak= 0;
+  /** ease_out(): the cap published (0: none), and since when */
+  unsigned m_release= 0;
+  uint64_t m_release_at= 0;
 };
 
 /** Admission control for the adaptive throttle's commit rate limit: at most
