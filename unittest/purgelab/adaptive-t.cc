@@ -294,7 +294,15 @@ TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
   /* the history overshot by 4000: come on 2000 earlier */
   episode(10000, 14000);
   EXPECT_EQ(8000u, c.cap_from());
-  episode(8000, 11000);
+  /* on under drain_from(): the cap drains too */
+  EXPECT_EQ(0u, c.drain_width());
+  EXPECT_EQ(64u, c.truncation_cap(8001, 0, target, 64));
+  EXPECT_EQ(unsigned(rseg_drain::ADAPTIVE_WIDTH), c.drain_width());
+  EXPECT_EQ(0u, c.truncation_cap(8000 - target / 4, 0, target, 64));
+  EXPECT_EQ(0u, c.drain_width());
+  /* that episode peaked at 8001 */
+  EXPECT_EQ(8999u, c.cap_from());
+  episode(8999, 12999);
   EXPECT_EQ(7500u, c.cap_from());
   /* a peak under the target: come on later again, never over the target */
   episode(7500, 9000);

@@ -226,11 +226,13 @@ public:
   commit rate limit does not touch while purge keeps up: the drain frees
   it, at no cost that the benchmarks could measure.  So while the history
   is over drain_from() (until it is down to act_from()) the adaptive
-  throttle drains as widely as rseg_drain allows.
+  throttle drains as widely as rseg_drain allows.  So does it while
+  truncation_cap() is on, which may come on under drain_from(): the cap
+  frees history only through the segments that the drain withholds.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
-  { return m_draining ? rseg_drain::ADAPTIVE_WIDTH : 0; }
+  { return m_draining || m_capping ? rseg_drain::ADAPTIVE_WIDTH : 0; }
 
   /** How many connections may run read-write transactions at once because
   undo log truncation lags.  Over the target, with most of the history
