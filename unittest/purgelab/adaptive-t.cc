@@ -283,9 +283,11 @@ TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
     EXPECT_EQ(0u, c.truncation_cap(from, 0, t, 64));
     EXPECT_EQ(64u, c.truncation_cap(from + 1, 0, t, 64));
     EXPECT_EQ(64u, c.truncation_cap(peak, 0, t, 64));
-    /* off t / 4 under where it came on */
-    EXPECT_EQ(64u, c.truncation_cap(from - t / 4 + 1, 0, t, 64));
-    EXPECT_EQ(0u, c.truncation_cap(from - t / 4, 0, t, 64));
+    /* off t / 4 under where it came on, or at half of that */
+    const uint64_t off= from - std::min(t / 4, from / 2);
+    EXPECT_EQ(off, adaptive_controller::cap_off(from, t));
+    EXPECT_EQ(64u, c.truncation_cap(off + 1, 0, t, 64));
+    EXPECT_EQ(0u, c.truncation_cap(off, 0, t, 64));
   };
   /* none before the first call: it starts from the target */
   EXPECT_EQ(0u, c.cap_from());
@@ -309,15 +311,18 @@ TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
   EXPECT_EQ(8000u, c.cap_from());
   episode(8000, 6000 + target);
   EXPECT_EQ(5000u, c.cap_from());
-  /* never under half the target */
+  /* never under a quarter of the target; under half of it, on down to
+  half of where it came on */
   episode(c.cap_from(), 100000);
-  EXPECT_EQ(target / 2, c.cap_from());
-  episode(target / 2, 9000);
-  EXPECT_EQ(target / 2 + 500, c.cap_from());
-  /* from half the target on, it still needs half of that processed */
-  EXPECT_EQ(0u, c.truncation_cap(8000, 8000 - 2750, target, 64));
-  EXPECT_EQ(64u, c.truncation_cap(8000, 8000 - 2751, target, 64));
-  EXPECT_EQ(0u, c.truncation_cap(1000, 0, target, 64));
+  EXPECT_EQ(target / 4, c.cap_from());
+  episode(target / 4, 9000);
+  EXPECT_EQ(target / 4 + 500, c.cap_from());
+  EXPECT_EQ(1500u, adaptive_controller::cap_off(3000, target));
+  /* it still needs half of where it comes on processed */
+  EXPECT_EQ(0u, c.truncation_cap(8000, 8000 - 1500, target, 64));
+  EXPECT_EQ(64u, c.truncation_cap(8000, 8000 - 1501, target, 64));
+  EXPECT_EQ(64u, c.truncation_cap(1501, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(1500, 0, target, 64));
   /* a new target starts from the target */
   EXPECT_EQ(0u, c.truncation_cap(1000, 0, 20000, 64));
   EXPECT_EQ(20000u, c.cap_from());

@@ -245,10 +245,10 @@ public:
   connections inside at the segments that new transactions can take
   leaves about one transaction per segment, so that a withheld segment
   drains within about one transaction.  On from cap_from() with more than
-  half of that processed, off target / 4 lower.  Once on, the history goes
+  half of that processed, off at cap_off().  Once on, the history goes
   on growing until the connections that were inside end and the segments
   drain; so after each episode cap_from() moves by half the gap between
-  the episode's peak and the target (within [target / 2, target]), to aim
+  the episode's peak and the target (within [target / 4, target]), to aim
   the peak, not the start, at the target.  Unlike the rate limit it does
   not depend on purge's progress: purge has nothing to do while it has
   parsed all that truncation waits for.
@@ -268,7 +268,7 @@ public:
     const uint64_t pending= history > unparsed ? history - unparsed : 0;
     const bool was= m_capping;
     m_capping= target &&
-      (was ? history > m_cap_from - target / 4
+      (was ? history > cap_off(m_cap_from, target)
        : history > m_cap_from && pending > m_cap_from / 2);
     if (m_capping)
       m_cap_peak= was ? std::max(m_cap_peak, history) : history;
@@ -278,10 +278,15 @@ public:
       const int64_t from= int64_t(m_cap_from) +
         (int64_t(target) - int64_t(m_cap_peak)) / 2;
       m_cap_from= uint64_t(std::min(int64_t(target),
-                                    std::max(int64_t(target / 2), from)));
+                                    std::max(int64_t(target / 4), from)));
     }
     return m_capping ? std::max(available, unsigned{MIN_CAP}) : 0;
   }
+
+  /** @return the history down to which a cap that came on over `from`
+  stays on: target / 4 lower, but at least half of `from` */
+  static constexpr uint64_t cap_off(uint64_t from, uint64_t target) noexcept
+  { return from - std::min(target / 4, from / 2); }
 
   /** Ease a truncation cap out rather than lift it at once: after an
   episode the cap doubles every RELEASE_STEP, from its last value, and is
@@ -391,7 +396,7 @@ private:
   bool m_capping= false;
   /** the target that m_cap_from was aimed for */
   uint64_t m_cap_target= 0;
-  /** the history over which the cap comes on: in [target / 2, target] */
+  /** the history over which the cap comes on: in [target / 4, target] */
   uint64_t m_cap_from= 0;
   /** the highest history of the cap's current episode */
   uint64_t m_cap_peak= 0;
