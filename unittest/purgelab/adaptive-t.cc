@@ -299,7 +299,7 @@ TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
   /* on under drain_from(): the cap drains too */
   EXPECT_EQ(0u, c.drain_width());
   EXPECT_EQ(64u, c.truncation_cap(8001, 0, target, 64));
-  EXPECT_EQ(unsigned(rseg_drain::ADAPTIVE_WIDTH), c.drain_width());
+  EXPECT_EQ(unsigned(purge_throttle::rseg_drain::ADAPTIVE_WIDTH), c.drain_width());
   EXPECT_EQ(0u, c.truncation_cap(8000 - target / 4, 0, target, 64));
   EXPECT_EQ(0u, c.drain_width());
   /* that episode peaked at 8001 */

@@ -286,7 +286,7 @@ public:
   /** @return the history down to which a cap that came on over `from`
   stays on: target / 4 lower, but at least half of `from` */
   static constexpr uint64_t cap_off(uint64_t from, uint64_t target) noexcept
-  { return from - std::min(target / 4, from / 2); }
+  { return from - (target / 4 < from / 2 ? target / 4 : from / 2); }
 
   /** Ease a truncation cap out rather than lift it at once: after an
   episode the cap doubles every RELEASE_STEP, from its last value, and is
