@@ -773,6 +773,25 @@ class LineStyleTest(unittest.TestCase):
         self.assertEqual("-", report.line_style(runs, {"arm": "x", "repeat": 5})["linestyle"])
 
 
+class PlottedTpsTest(unittest.TestCase):
+    def test_sysbench_report_glitch_is_left_out(self):
+        # sysbench 1.0.20 at 4096 threads, one second reporting 1.2M tps
+        path = os.path.join(os.path.dirname(__file__), "fixtures",
+                            "sysbench-4096-report-glitch.txt")
+        with open(path) as f:
+            ivs = [iv for iv in map(sysbench.parse_interval, f) if iv]
+        tps = report.plotted_tps(ivs)
+        self.assertEqual(len(ivs), len(tps))
+        dropped = [iv["t"] for iv, v in zip(ivs, tps) if v is None]
+        self.assertEqual([27.0], dropped)
+        self.assertEqual([iv["tps"] for iv in ivs if iv["t"] != 27.0],
+                         [v for v in tps if v is not None])
+
+    def test_no_intervals_or_no_tps(self):
+        self.assertEqual([], report.plotted_tps([]))
+        self.assertEqual([None], report.plotted_tps([{"t": 1.0}]))
+
+
 class TruncationFiguresTest(unittest.TestCase):
     # three samples a second apart, as the sampler records the fork's counters
     SAMPLES = [{"t": 1.0, "innodb_purge_truncation_passes": 100,
