@@ -76,10 +76,7 @@ def plotted_tps(intervals):
     is over TPS_GLITCH times the run's median; the run's figures come from
     sysbench's totals, not from these."""
     values = [iv.get("tps") for iv in intervals]
-    known = sorted(v for v in values if v)
-    if not known:
-        return values
-    median = known[len(known) // 2]
+    median = stats.percentile(values, 50)
     return [None if v is not None and median and v > TPS_GLITCH * median else v
             for v in values]
 

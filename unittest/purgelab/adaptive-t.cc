@@ -335,34 +335,35 @@ TEST(AdaptiveThrottle, TheCapIsEasedOut)
   adaptive_controller c;
   const uint64_t target= 10000, STEP= adaptive_controller::RELEASE_STEP;
   uint64_t now= 1000000;
-  EXPECT_EQ(0u, c.ease_out(now, 0, target, true));
+  EXPECT_EQ(0u, c.ease_out(now, 0, true));
   EXPECT_EQ(64u, c.ease_out(now, c.truncation_cap(12000, 0, target, 64),
-                            target, true));
+                            true));
   /* the episode ends: the last cap stays for a step, then doubles */
   EXPECT_EQ(64u, c.ease_out(now + 1, c.truncation_cap(7000, 0, target, 64),
-                            target, true));
-  EXPECT_EQ(64u, c.ease_out(now + STEP - 1, 0, target, true));
-  EXPECT_EQ(128u, c.ease_out(now + STEP, 0, target, true));
-  EXPECT_EQ(128u, c.ease_out(now + 2 * STEP - 1, 0, target, true));
-  EXPECT_EQ(256u, c.ease_out(now + 2 * STEP, 0, target, true));
-  EXPECT_EQ(512u, c.ease_out(now + 3 * STEP, 0, target, true));
+                            true));
+  EXPECT_EQ(64u, c.ease_out(now + STEP - 1, 0, true));
+  EXPECT_EQ(128u, c.ease_out(now + STEP, 0, true));
+  EXPECT_EQ(128u, c.ease_out(now + 2 * STEP - 1, 0, true));
+  EXPECT_EQ(256u, c.ease_out(now + 2 * STEP, 0, true));
+  EXPECT_EQ(512u, c.ease_out(now + 3 * STEP, 0, true));
   /* lifted once it would reach RELEASE_END */
-  EXPECT_EQ(0u, c.ease_out(now + 4 * STEP, 0, target, true));
-  EXPECT_EQ(0u, c.ease_out(now + 9 * STEP, 0, target, true));
+  EXPECT_EQ(0u, c.ease_out(now + 4 * STEP, 0, true));
+  EXPECT_EQ(0u, c.ease_out(now + 9 * STEP, 0, true));
   /* a new episode takes over while easing */
   now+= 10 * STEP;
-  EXPECT_EQ(96u, c.ease_out(now, 96, target, true));
-  EXPECT_EQ(96u, c.ease_out(now + STEP - 1, 0, target, true));
-  EXPECT_EQ(192u, c.ease_out(now + STEP, 0, target, true));
-  EXPECT_EQ(40u, c.ease_out(now + STEP + 1, 40, target, true));
-  /* no target (the switch OFF, innodb_max_purge_lag=0): lifted at once */
-  EXPECT_EQ(0u, c.ease_out(now + 3 * STEP, 0, 0, true));
-  EXPECT_EQ(0u, c.ease_out(now + 4 * STEP, 0, target, true));
+  EXPECT_EQ(96u, c.ease_out(now, 96, true));
+  EXPECT_EQ(96u, c.ease_out(now + STEP - 1, 0, true));
+  EXPECT_EQ(192u, c.ease_out(now + STEP, 0, true));
+  EXPECT_EQ(40u, c.ease_out(now + STEP + 1, 40, true));
+  /* nothing to ease (no target: the switch OFF or innodb_max_purge_lag=0):
+  lifted at once */
+  EXPECT_EQ(0u, c.ease_out(now + 3 * STEP, 0, false));
+  EXPECT_EQ(0u, c.ease_out(now + 4 * STEP, 0, true));
   /* nobody waits: lifted at once, and stays lifted */
-  EXPECT_EQ(64u, c.ease_out(now + 5 * STEP, 64, target, true));
-  EXPECT_EQ(64u, c.ease_out(now + 5 * STEP + 1, 0, target, true));
-  EXPECT_EQ(0u, c.ease_out(now + 5 * STEP + 2, 0, target, false));
-  EXPECT_EQ(0u, c.ease_out(now + 7 * STEP, 0, target, true));
+  EXPECT_EQ(64u, c.ease_out(now + 5 * STEP, 64, true));
+  EXPECT_EQ(64u, c.ease_out(now + 5 * STEP + 1, 0, true));
+  EXPECT_EQ(0u, c.ease_out(now + 5 * STEP + 2, 0, false));
+  EXPECT_EQ(0u, c.ease_out(now + 7 * STEP, 0, true));
 }
 
 TEST(AdmissionGate, ACapBoundsTheRatesConcurrency)

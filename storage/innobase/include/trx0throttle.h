@@ -290,21 +290,19 @@ public:
 
   /** Ease a truncation cap out rather than lift it at once: after an
   episode the cap doubles every RELEASE_STEP, from its last value, and is
-  lifted once it reaches RELEASE_END, or once nobody waits.  Lifted at
-  once, it lets thousands of waiters in together, onto the same rows.  A
-  new episode takes over.
-  @param now      a monotonic clock, in microseconds
-  @param cap      truncation_cap()
-  @param target   the target that truncation_cap() was given (0: lift at
-                  once)
-  @param waiting  whether connections wait at the gate
+  lifted once it reaches RELEASE_END, or at once when there is nothing
+  to ease.  Lifted at once, it lets thousands of waiters in together, onto
+  the same rows.  A new episode takes over.
+  @param now   a monotonic clock, in microseconds
+  @param cap   truncation_cap()
+  @param ease  whether to ease: the cap is switched on, with a target, and
+               connections wait at the gate
   @return the cap to publish (0 = none) */
-  unsigned ease_out(uint64_t now, unsigned cap, uint64_t target,
-                    bool waiting) noexcept
+  unsigned ease_out(uint64_t now, unsigned cap, bool ease) noexcept
   {
-    if (cap || !target || !waiting)
+    if (cap || !ease)
     {
-      m_release= target && waiting ? cap : 0;
+      m_release= ease ? cap : 0;
       m_release_at= now;
       return cap;
     }

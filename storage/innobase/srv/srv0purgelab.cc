@@ -240,7 +240,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   if (!throttle_is_adaptive())
   {
     s.adaptive.update(0, history, 0, 0, false);
-    s.adaptive.ease_out(0, s.adaptive.truncation_cap(history, 0, 0, 0), 0,
+    s.adaptive.ease_out(0, s.adaptive.truncation_cap(history, 0, 0, 0),
                         false);
     s.publish(my_interval_timer(), 0);
     s.adaptive_drain_width= 0;
@@ -264,7 +264,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
     (now / 1000, s.adaptive.truncation_cap(history, purge_unparsed_trx(),
                                            cap_target,
                                            TRX_SYS_N_RSEGS - s.rsegs_withheld),
-     cap_target, s.gate.waiting() != 0);
+     cap_target && s.gate.waiting());
   s.publish(now, limit, cap);
   purge_throttle_stats.truncation_cap_from= s.adaptive.cap_from();
   s.adaptive_drain_width= s.adaptive.drain_width();
