@@ -336,18 +336,24 @@ TEST(AdaptiveThrottle, TheCapIsEasedOut)
   const uint64_t target= 10000, STEP= adaptive_controller::RELEASE_STEP;
   uint64_t now= 1000000;
   EXPECT_EQ(0u, c.ease_out(now, 0, true));
+  EXPECT_FALSE(c.capping());
   EXPECT_EQ(64u, c.ease_out(now, c.truncation_cap(12000, 0, target, 64),
                             true));
-  /* the episode ends: the last cap stays for a step, then doubles */
+  EXPECT_TRUE(c.capping());
+  /* the episode ends: the last cap stays for a step, then doubles; the
+  coordinator keeps looking until it is lifted */
   EXPECT_EQ(64u, c.ease_out(now + 1, c.truncation_cap(7000, 0, target, 64),
                             true));
+  EXPECT_TRUE(c.capping());
   EXPECT_EQ(64u, c.ease_out(now + STEP - 1, 0, true));
   EXPECT_EQ(128u, c.ease_out(now + STEP, 0, true));
   EXPECT_EQ(128u, c.ease_out(now + 2 * STEP - 1, 0, true));
   EXPECT_EQ(256u, c.ease_out(now + 2 * STEP, 0, true));
   EXPECT_EQ(512u, c.ease_out(now + 3 * STEP, 0, true));
+  EXPECT_TRUE(c.capping());
   /* lifted once it would reach RELEASE_END */
   EXPECT_EQ(0u, c.ease_out(now + 4 * STEP, 0, true));
+  EXPECT_FALSE(c.capping());
   EXPECT_EQ(0u, c.ease_out(now + 9 * STEP, 0, true));
   /* a new episode takes over while easing */
   now+= 10 * STEP;
@@ -363,7 +369,16 @@ TEST(AdaptiveThrottle, TheCapIsEasedOut)
   EXPECT_EQ(64u, c.ease_out(now + 5 * STEP, 64, true));
   EXPECT_EQ(64u, c.ease_out(now + 5 * STEP + 1, 0, true));
   EXPECT_EQ(0u, c.ease_out(now + 5 * STEP + 2, 0, false));
+  EXPECT_FALSE(c.capping());
   EXPECT_EQ(0u, c.ease_out(now + 7 * STEP, 0, true));
+  /* the history emptied during an episode (purge_throttle_no_history()):
+  the episode ends with nothing to ease */
+  EXPECT_NE(0u, c.ease_out(now + 8 * STEP,
+                           c.truncation_cap(12000, 0, target, 64), true));
+  EXPECT_EQ(0u, c.ease_out(now + 8 * STEP, c.truncation_cap(0, 0, target, 0),
+                           false));
+  EXPECT_FALSE(c.capping());
+  EXPECT_EQ(0u, c.ease_out(now + 9 * STEP, 0, true));
 }
 
 TEST(AdmissionGate, ACapBoundsTheRatesConcurrency)

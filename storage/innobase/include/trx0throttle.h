@@ -314,6 +314,11 @@ public:
     return m_release;
   }
 
+  /** @return whether a truncation cap is on or being eased out.  Until it
+  is lifted the coordinator must keep looking: a cap that it stops
+  republishing goes stale (STALE) and lets every waiter in at once. */
+  bool capping() const noexcept { return m_capping || m_release; }
+
   /** Interval of ease_out()'s doubling, in microseconds */
   static constexpr uint64_t RELEASE_STEP= 200000;
   /** ease_out() lifts a cap that reaches this (admission_gate::MAX_SLOTS:

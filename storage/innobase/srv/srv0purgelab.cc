@@ -221,6 +221,13 @@ ulonglong purge_truncation_pending_trx() noexcept
   return history > unparsed ? history - unparsed : 0;
 }
 
+/** @return the target of the truncation cap (0: no cap) */
+static uint64_t truncation_cap_target() noexcept
+{
+  return innodb_purge_truncation_cap && throttle_is_adaptive()
+    ? srv_max_purge_lag : 0;
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
@@ -258,8 +265,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
                       progress || !innodb_purge_coupled_throttle);
   /* purge keeps up and truncation lags: cap the connections inside at
   the rollback segments that new transactions can take */
-  const uint64_t cap_target=
-    innodb_purge_truncation_cap ? srv_max_purge_lag : 0;
+  const uint64_t cap_target= truncation_cap_target();
   const unsigned cap= s.adaptive.ease_out
     (now / 1000, s.adaptive.truncation_cap(history, purge_unparsed_trx(),
                                            cap_target,
@@ -276,10 +282,15 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 
 void purge_throttle_no_history() noexcept
 {
+  purge_throttle_sys_t &s= purge_throttle_sys;
   srv_dml_needed_delay= 0;
-  purge_throttle_sys.last_history= 0;
-  purge_throttle_sys.empty_batches= 0;
-  purge_throttle_sys.publish(my_interval_timer(), 0);
+  s.last_history= 0;
+  s.empty_batches= 0;
+  /* nothing left to truncate: the cap's episode ends, with nothing to ease */
+  s.adaptive.ease_out(0, s.adaptive.truncation_cap(0, 0,
+                                                   truncation_cap_target(),
+                                                   0), false);
+  s.publish(my_interval_timer(), 0);
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
@@ -290,7 +301,8 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   this batch cannot tell (coupled, it is 0 when the batch found nothing). */
   const bool throttling= throttle_is_adaptive()
     ? purge_throttle::adaptive_controller::keep_polling(history,
-                                                        srv_max_purge_lag)
+                                                        srv_max_purge_lag) ||
+      purge_throttle_sys.adaptive.capping()
     : purge_throttle::formula_delay(history, srv_max_purge_lag,
                                     srv_max_purge_lag_delay) != 0;
   if (!purge_throttle::coordinator_continues(coupled, n_pages, throttling))
