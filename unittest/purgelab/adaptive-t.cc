@@ -254,23 +254,23 @@ TEST(AdaptiveThrottle, CapsConnectionsWhileMostOfTheHistoryWaitsForTruncation)
   const uint64_t target= 10000;
   /* over the target, but purge is behind on most of it: the rate limit's
   case, no cap */
-  EXPECT_EQ(0u, c.truncation_cap(12000, 8000, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 12000, 8000, target, 64));
   /* not over the target yet */
-  EXPECT_EQ(0u, c.truncation_cap(10000, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 10000, 0, target, 64));
   /* over it, and more than half the target is processed history */
-  EXPECT_EQ(64u, c.truncation_cap(12000, 1000, target, 64));
+  EXPECT_EQ(64u, c.truncation_cap(0, 12000, 1000, target, 64));
   /* on until the history is down to three quarters of the target, whatever
   its split; at the segments that new transactions can take */
-  EXPECT_EQ(96u, c.truncation_cap(7501, 7000, target, 96));
-  EXPECT_EQ(0u, c.truncation_cap(7500, 0, target, 64));
-  EXPECT_EQ(0u, c.truncation_cap(9000, 0, target, 64));
+  EXPECT_EQ(96u, c.truncation_cap(0, 7501, 7000, target, 96));
+  EXPECT_EQ(0u, c.truncation_cap(0, 7500, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 9000, 0, target, 64));
   /* never without a target, never below MIN_CAP */
-  EXPECT_EQ(0u, c.truncation_cap(1000000, 0, 0, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 1000000, 0, 0, 64));
   EXPECT_EQ(unsigned(adaptive_controller::MIN_CAP),
-            c.truncation_cap(20000, 0, target, 0));
+            c.truncation_cap(0, 20000, 0, target, 0));
   /* the target switched off ends it */
-  EXPECT_EQ(0u, c.truncation_cap(20000, 0, 0, 64));
-  EXPECT_EQ(0u, c.truncation_cap(9000, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 20000, 0, 0, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 9000, 0, target, 64));
 }
 
 TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
@@ -280,27 +280,27 @@ TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
   /** one episode: on over `from`, up to `peak`, then down until off */
   auto episode= [&](uint64_t from, uint64_t peak, uint64_t t= 10000)
   {
-    EXPECT_EQ(0u, c.truncation_cap(from, 0, t, 64));
-    EXPECT_EQ(64u, c.truncation_cap(from + 1, 0, t, 64));
-    EXPECT_EQ(64u, c.truncation_cap(peak, 0, t, 64));
+    EXPECT_EQ(0u, c.truncation_cap(0, from, 0, t, 64));
+    EXPECT_EQ(64u, c.truncation_cap(0, from + 1, 0, t, 64));
+    EXPECT_EQ(64u, c.truncation_cap(0, peak, 0, t, 64));
     /* off t / 4 under where it came on, or at half of that */
     const uint64_t off= from - std::min(t / 4, from / 2);
     EXPECT_EQ(off, adaptive_controller::cap_off(from, t));
-    EXPECT_EQ(64u, c.truncation_cap(off + 1, 0, t, 64));
-    EXPECT_EQ(0u, c.truncation_cap(off, 0, t, 64));
+    EXPECT_EQ(64u, c.truncation_cap(0, off + 1, 0, t, 64));
+    EXPECT_EQ(0u, c.truncation_cap(0, off, 0, t, 64));
   };
   /* none before the first call: it starts from the target */
   EXPECT_EQ(0u, c.cap_from());
-  EXPECT_EQ(0u, c.truncation_cap(0, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 0, 0, target, 64));
   EXPECT_EQ(target, c.cap_from());
   /* the history overshot by 4000: come on 2000 earlier */
   episode(10000, 14000);
   EXPECT_EQ(8000u, c.cap_from());
   /* on under drain_from(): the cap drains too */
   EXPECT_EQ(0u, c.drain_width());
-  EXPECT_EQ(64u, c.truncation_cap(8001, 0, target, 64));
+  EXPECT_EQ(64u, c.truncation_cap(0, 8001, 0, target, 64));
   EXPECT_EQ(unsigned(purge_throttle::rseg_drain::ADAPTIVE_WIDTH), c.drain_width());
-  EXPECT_EQ(0u, c.truncation_cap(8000 - target / 4, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 8000 - target / 4, 0, target, 64));
   EXPECT_EQ(0u, c.drain_width());
   /* that episode peaked at 8001 */
   EXPECT_EQ(8999u, c.cap_from());
@@ -319,15 +319,66 @@ TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
   EXPECT_EQ(target / 4 + 500, c.cap_from());
   EXPECT_EQ(1500u, adaptive_controller::cap_off(3000, target));
   /* it still needs half of where it comes on processed */
-  EXPECT_EQ(0u, c.truncation_cap(8000, 8000 - 1500, target, 64));
-  EXPECT_EQ(64u, c.truncation_cap(8000, 8000 - 1501, target, 64));
-  EXPECT_EQ(64u, c.truncation_cap(1501, 0, target, 64));
-  EXPECT_EQ(0u, c.truncation_cap(1500, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 8000, 8000 - 1500, target, 64));
+  EXPECT_EQ(64u, c.truncation_cap(0, 8000, 8000 - 1501, target, 64));
+  EXPECT_EQ(64u, c.truncation_cap(0, 1501, 0, target, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 1500, 0, target, 64));
   /* a new target starts from the target */
-  EXPECT_EQ(0u, c.truncation_cap(1000, 0, 20000, 64));
+  EXPECT_EQ(0u, c.truncation_cap(0, 1000, 0, 20000, 64));
   EXPECT_EQ(20000u, c.cap_from());
   episode(20000, 20000 + 1, 20000);
   EXPECT_EQ(20000u, c.cap_from());
+}
+
+TEST(AdaptiveThrottle, TheCapAimsTheHistorys95thPercentileAtTheTarget)
+{
+  adaptive_controller c;
+  const uint64_t target= 10000, ms= 1000;
+  uint64_t now= 1000 * ms;
+  /** the history is `history` from now on for `dt` */
+  auto feed= [&](uint64_t history, uint64_t dt)
+  {
+    const unsigned cap= c.truncation_cap(now, history, 0, target, 64);
+    now+= dt;
+    return cap;
+  };
+  /** the history rises by `step` every 10 ms from `from` up to `to` */
+  auto ramp= [&](uint64_t from, uint64_t to, uint64_t step)
+  {
+    for (uint64_t h= from; h <= to; h+= step)
+      feed(h, 10 * ms);
+  };
+  EXPECT_EQ(0u, feed(0, 0));
+  EXPECT_EQ(target, c.cap_from());
+  EXPECT_EQ(0u, adaptive_controller::cycle_bin(target / 32 - 1, target));
+  EXPECT_EQ(32u, adaptive_controller::cycle_bin(target, target));
+  EXPECT_EQ(adaptive_controller::CYCLE_BINS - 1,
+            adaptive_controller::cycle_bin(2 * target, target));
+  /* a saw-tooth up to 12000: over 11406 (the middle of its bin) for 5% of
+  the time.  Aiming the peak would come on at 9000. */
+  ramp(0, 12000, 100);
+  EXPECT_EQ(64u, feed(12000, 0));
+  EXPECT_EQ(0u, feed(0, 10 * ms));
+  EXPECT_EQ(10000u - (11406u - 10000u) / 2, c.cap_from());
+  /* a long stretch at 6000, and a brief spike to 12000: the spike is not
+  the 95th percentile, so the threshold goes back up to the target.
+  Aiming the peak would lower it to 8297. */
+  feed(6000, 10000 * ms);
+  ramp(6000, 12000, 1000);
+  EXPECT_EQ(0u, feed(0, 10 * ms));
+  EXPECT_EQ(target, c.cap_from());
+  /* most of the cycle at 13000, inside the episode */
+  feed(13000, 5000 * ms);
+  EXPECT_EQ(0u, feed(0, 10 * ms));
+  EXPECT_EQ(10000u - (12968u - 10000u) / 2, c.cap_from());
+  /* over twice the target the histogram tells no more: the peak */
+  feed(30000, 5000 * ms);
+  feed(31000, 5000 * ms);
+  EXPECT_EQ(0u, feed(0, 10 * ms));
+  EXPECT_EQ(target / 4, c.cap_from());
+  /* a new target starts afresh */
+  EXPECT_EQ(0u, c.truncation_cap(now, 0, 0, 2 * target, 64));
+  EXPECT_EQ(2 * target, c.cap_from());
 }
 
 TEST(AdaptiveThrottle, TheCapIsEasedOut)
@@ -337,12 +388,12 @@ TEST(AdaptiveThrottle, TheCapIsEasedOut)
   uint64_t now= 1000000;
   EXPECT_EQ(0u, c.ease_out(now, 0, true));
   EXPECT_FALSE(c.capping());
-  EXPECT_EQ(64u, c.ease_out(now, c.truncation_cap(12000, 0, target, 64),
+  EXPECT_EQ(64u, c.ease_out(now, c.truncation_cap(0, 12000, 0, target, 64),
                             true));
   EXPECT_TRUE(c.capping());
   /* the episode ends: the last cap stays for a step, then doubles; the
   coordinator keeps looking until it is lifted */
-  EXPECT_EQ(64u, c.ease_out(now + 1, c.truncation_cap(7000, 0, target, 64),
+  EXPECT_EQ(64u, c.ease_out(now + 1, c.truncation_cap(0, 7000, 0, target, 64),
                             true));
   EXPECT_TRUE(c.capping());
   EXPECT_EQ(64u, c.ease_out(now + STEP - 1, 0, true));
@@ -374,8 +425,8 @@ TEST(AdaptiveThrottle, TheCapIsEasedOut)
   /* the history emptied during an episode (purge_throttle_no_history()):
   the episode ends with nothing to ease */
   EXPECT_NE(0u, c.ease_out(now + 8 * STEP,
-                           c.truncation_cap(12000, 0, target, 64), true));
-  EXPECT_EQ(0u, c.ease_out(now + 8 * STEP, c.truncation_cap(0, 0, target, 0),
+                           c.truncation_cap(0, 12000, 0, target, 64), true));
+  EXPECT_EQ(0u, c.ease_out(now + 8 * STEP, c.truncation_cap(0, 0, 0, target, 0),
                            false));
   EXPECT_FALSE(c.capping());
   EXPECT_EQ(0u, c.ease_out(now + 9 * STEP, 0, true));

@@ -248,23 +248,33 @@ public:
   half of that processed, off at cap_off().  Once on, the history goes
   on growing until the connections that were inside end and the segments
   drain; so after each episode cap_from() moves by half the gap between
-  the episode's peak and the target (within [target / 4, target]), to aim
-  the peak, not the start, at the target.  Unlike the rate limit it does
-  not depend on purge's progress: purge has nothing to do while it has
-  parsed all that truncation waits for.
+  the target and the history's 95th percentile over the cycle that the
+  episode ends (time-weighted, cycle_p95()), within [target / 4, target]:
+  the cap aims the percentile, not the start, at the target.  Unlike the
+  rate limit it does not depend on purge's progress: purge has nothing to
+  do while it has parsed all that truncation waits for.
+  @param now        a monotonic clock, in microseconds
   @param history    history length
   @param unparsed   of it, what purge has not parsed yet
   @param target     innodb_max_purge_lag (0 = no throttling)
   @param available  rollback segments that new transactions can take
   @return the concurrency cap (0 = none) */
-  unsigned truncation_cap(uint64_t history, uint64_t unparsed,
+  unsigned truncation_cap(uint64_t now, uint64_t history, uint64_t unparsed,
                           uint64_t target, unsigned available) noexcept
   {
     if (target != m_cap_target)
     {
       m_cap_target= target;
       m_cap_from= target;
+      m_cycle= cycle{};
     }
+    else if (target && now > m_cycle.at)
+    {
+      if (m_cycle.at)
+        m_cycle.time[cycle_bin(m_cycle.history, target)]+= now - m_cycle.at;
+      m_cycle.at= now;
+    }
+    m_cycle.history= history;
     const uint64_t pending= history > unparsed ? history - unparsed : 0;
     const bool was= m_capping;
     m_capping= target &&
@@ -274,13 +284,54 @@ public:
       m_cap_peak= was ? std::max(m_cap_peak, history) : history;
     else if (was && target)
     {
-      /* aim the next episode's peak at the target */
+      /* aim the next cycle's 95th percentile at the target */
       const int64_t from= int64_t(m_cap_from) +
-        (int64_t(target) - int64_t(m_cap_peak)) / 2;
+        (int64_t(target) - int64_t(cycle_p95(target))) / 2;
       m_cap_from= uint64_t(std::min(int64_t(target),
                                     std::max(int64_t(target / 4), from)));
+      const uint64_t at= m_cycle.at;
+      m_cycle= cycle{};
+      m_cycle.at= at;
+      m_cycle.history= history;
     }
     return m_capping ? std::max(available, unsigned{MIN_CAP}) : 0;
+  }
+
+  /** Bins of cycle_p95()'s histogram per target; the histogram reaches
+  twice the target, and its last bin holds any longer history */
+  static constexpr unsigned CYCLE_BINS_PER_TARGET= 32;
+  static constexpr unsigned CYCLE_BINS= 2 * CYCLE_BINS_PER_TARGET + 1;
+
+  /** @return the bin of a history length in the cycle's histogram
+  @param target  the cap's target (nonzero) */
+  static constexpr unsigned cycle_bin(uint64_t history, uint64_t target)
+    noexcept
+  {
+    return history >= 2 * target ? CYCLE_BINS - 1
+      : unsigned(history * CYCLE_BINS_PER_TARGET / target);
+  }
+
+  /** @return the history length that the history exceeded for 5% of the
+  current cycle's time (the middle of its bin), at most the episode's
+  peak; the peak if no time was measured or the percentile is over twice
+  the target
+  @param target  the cap's target (nonzero) */
+  uint64_t cycle_p95(uint64_t target) const noexcept
+  {
+    uint64_t total= 0;
+    for (uint64_t t : m_cycle.time)
+      total+= t;
+    if (!total)
+      return m_cap_peak;
+    uint64_t over= m_cycle.time[CYCLE_BINS - 1];
+    for (unsigned bin= CYCLE_BINS - 1; over * 20 <= total && bin--; )
+    {
+      over+= m_cycle.time[bin];
+      if (over * 20 > total)
+        return std::min(m_cap_peak, (2 * bin + 1) * target /
+                        (2 * CYCLE_BINS_PER_TARGET));
+    }
+    return m_cap_peak;
   }
 
   /** @return the history down to which a cap that came on over `from`
@@ -406,6 +457,16 @@ private:
   uint64_t m_cap_from= 0;
   /** the highest history of the cap's current episode */
   uint64_t m_cap_peak= 0;
+  /** The cap's current cycle: from the end of its previous episode (or
+  from a new target) to the end of the current one */
+  struct cycle
+  {
+    /** microseconds spent in each bin of cycle_bin() */
+    uint64_t time[CYCLE_BINS]= {};
+    /** the clock and the history at the previous truncation_cap() */
+    uint64_t at= 0;
+    uint64_t history= 0;
+  } m_cycle;
   /** ease_out(): the cap published (0: none), and since when */
   unsigned m_release= 0;
   uint64_t m_release_at= 0;

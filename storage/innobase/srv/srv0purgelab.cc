@@ -247,7 +247,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   if (!throttle_is_adaptive())
   {
     s.adaptive.update(0, history, 0, 0, false);
-    s.adaptive.ease_out(0, s.adaptive.truncation_cap(history, 0, 0, 0),
+    s.adaptive.ease_out(0, s.adaptive.truncation_cap(0, history, 0, 0, 0),
                         false);
     s.publish(my_interval_timer(), 0);
     s.adaptive_drain_width= 0;
@@ -267,7 +267,8 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   the rollback segments that new transactions can take */
   const uint64_t cap_target= truncation_cap_target();
   const unsigned cap= s.adaptive.ease_out
-    (now / 1000, s.adaptive.truncation_cap(history, purge_unparsed_trx(),
+    (now / 1000, s.adaptive.truncation_cap(now / 1000, history,
+                                           purge_unparsed_trx(),
                                            cap_target,
                                            TRX_SYS_N_RSEGS - s.rsegs_withheld),
      cap_target && s.gate.waiting());
@@ -286,11 +287,13 @@ void purge_throttle_no_history() noexcept
   srv_dml_needed_delay= 0;
   s.last_history= 0;
   s.empty_batches= 0;
+  const ulonglong now= my_interval_timer();
   /* nothing left to truncate: the cap's episode ends, with nothing to ease */
-  s.adaptive.ease_out(0, s.adaptive.truncation_cap(0, 0,
-                                                   truncation_cap_target(),
-                                                   0), false);
-  s.publish(my_interval_timer(), 0);
+  s.adaptive.ease_out(now / 1000,
+                      s.adaptive.truncation_cap(now / 1000, 0, 0,
+                                                truncation_cap_target(), 0),
+                      false);
+  s.publish(now, 0);
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
