@@ -289,10 +289,9 @@ public:
         (int64_t(target) - int64_t(cycle_p95(target))) / 2;
       m_cap_from= uint64_t(std::min(int64_t(target),
                                     std::max(int64_t(target / 4), from)));
-      const uint64_t at= m_cycle.at;
-      m_cycle= cycle{};
-      m_cycle.at= at;
-      m_cycle.history= history;
+      /* the next cycle starts now */
+      for (uint64_t &t : m_cycle.time)
+        t= 0;
     }
     return m_capping ? std::max(available, unsigned{MIN_CAP}) : 0;
   }
@@ -321,15 +320,14 @@ public:
     uint64_t total= 0;
     for (uint64_t t : m_cycle.time)
       total+= t;
-    if (!total)
-      return m_cap_peak;
-    uint64_t over= m_cycle.time[CYCLE_BINS - 1];
-    for (unsigned bin= CYCLE_BINS - 1; over * 20 <= total && bin--; )
+    uint64_t over= 0;
+    for (unsigned bin= CYCLE_BINS; bin--; )
     {
       over+= m_cycle.time[bin];
       if (over * 20 > total)
-        return std::min(m_cap_peak, (2 * bin + 1) * target /
-                        (2 * CYCLE_BINS_PER_TARGET));
+        return bin == CYCLE_BINS - 1 ? m_cap_peak
+          : std::min(m_cap_peak, (2 * bin + 1) * target /
+                     (2 * CYCLE_BINS_PER_TARGET));
     }
     return m_cap_peak;
   }
