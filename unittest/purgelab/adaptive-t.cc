@@ -195,6 +195,59 @@ TEST(AdaptiveThrottle, PacesFromTheTarget)
   EXPECT_EQ(0u, adaptive_controller::pace_from(0));
 }
 
+TEST(AdaptiveThrottle, ActsOnTheHistoryThatTheTransactionsInsideWillLeave)
+{
+  adaptive_controller c;
+  uint64_t t= 0, purged= 0;
+  auto limit_after= [&](uint64_t history, uint64_t inside)
+  {
+    c.update(t+= 100000, history, purged+= 100, 10000, true, inside);
+    return c.limit();
+  };
+  for (int i= 0; i < 20; i++)
+    EXPECT_EQ(0u, limit_after(6000, 4000));
+  /* 4,001 uncommitted transactions take 6,000 of history over the target */
+  EXPECT_GT(limit_after(6000, 4001), 0u);
+  /* once they have committed, the limit goes on down to 3/4 of it */
+  EXPECT_GT(limit_after(7501, 0), 0u);
+  EXPECT_EQ(0u, limit_after(7000, 500));
+  /* the cap too: on over cap_from(), off at cap_off(), both counting them */
+  const uint64_t target= 10000;
+  EXPECT_EQ(0u, c.truncation_cap(0, 6000, 0, target, 64, 4000));
+  EXPECT_EQ(64u, c.truncation_cap(0, 6000, 0, target, 64, 4001));
+  EXPECT_EQ(64u, c.truncation_cap(0, 4000, 0, target, 64, 3501));
+  EXPECT_EQ(0u, c.truncation_cap(0, 4000, 0, target, 64, 3500));
+  /* but only with more than half of cap_from() waiting for truncation */
+  EXPECT_EQ(0u, c.truncation_cap(0, 6000, 1000, target, 64, 4001));
+}
+
+TEST(AdaptiveThrottle, TheCapIsHeldWhileAllWaitersWouldOvershoot)
+{
+  adaptive_controller c;
+  const uint64_t target= 10000, STEP= adaptive_controller::RELEASE_STEP;
+  uint64_t now= 1000000;
+  EXPECT_EQ(64u, c.ease_out(now, c.truncation_cap(0, 12000, 0, target, 64),
+                            true, true));
+  EXPECT_EQ(0u, c.truncation_cap(0, 7000, 0, target, 64));
+  EXPECT_EQ(128u, c.ease_out(now + STEP, 0, true, true));
+  EXPECT_EQ(256u, c.ease_out(now + 2 * STEP, 0, true, true));
+  EXPECT_EQ(512u, c.ease_out(now + 3 * STEP, 0, true, true));
+  /* held at half of RELEASE_END while letting all in would overshoot */
+  EXPECT_EQ(512u, c.ease_out(now + 4 * STEP, 0, true, true));
+  EXPECT_EQ(512u, c.ease_out(now + 40 * STEP, 0, true, true));
+  EXPECT_TRUE(c.capping());
+  /* lifted at the next step once it would not */
+  EXPECT_EQ(512u, c.ease_out(now + 41 * STEP - 1, 0, true, false));
+  EXPECT_EQ(0u, c.ease_out(now + 41 * STEP, 0, true, false));
+  EXPECT_FALSE(c.capping());
+  /* a cap eased from over half of RELEASE_END is held at half of it */
+  EXPECT_EQ(600u, c.ease_out(now + 50 * STEP, 600, true, true));
+  EXPECT_EQ(512u, c.ease_out(now + 51 * STEP, 0, true, true));
+  /* nobody waits: lifted at once, held or not */
+  EXPECT_EQ(0u, c.ease_out(now + 51 * STEP + 1, 0, false, true));
+  EXPECT_FALSE(c.capping());
+}
+
 TEST(AdaptiveThrottle, PollsWhileOverThreeQuartersOfTheTarget)
 {
   EXPECT_TRUE(adaptive_controller::keep_polling(7501, 10000));
@@ -625,6 +678,13 @@ TEST(AdaptiveThrottle, LimitAppliesOnlyWhileFreshAndPurgeRuns)
   EXPECT_FALSE(adaptive_controller::limit_applies(5000, 0, false));
   /* the coordinator stopped updating: the limit is not backed by purge */
   EXPECT_FALSE(adaptive_controller::limit_applies(5000, stale, true));
+  /* unless it is in the batch that followed: that may take seconds */
+  constexpr auto in_batch= adaptive_controller::STALE_IN_BATCH;
+  EXPECT_TRUE(adaptive_controller::limit_applies(5000, stale, true, true));
+  EXPECT_TRUE(adaptive_controller::limit_applies(5000, in_batch - 1, true,
+                                                 true));
+  EXPECT_FALSE(adaptive_controller::limit_applies(5000, in_batch, true, true));
+  EXPECT_FALSE(adaptive_controller::limit_applies(5000, 0, false, true));
 }
 
 /* On 2 cores purge and DML share the CPUs: unthrottled DML leaves purge a

@@ -248,6 +248,17 @@ TEST(Gate, PublishedLimitGoesStale)
   EXPECT_EQ(0u, g.limit_in_force(t0, false));
   /* a clock read before the publication is not negative age */
   EXPECT_EQ(500u, g.limit_in_force(t0 - MS, true));
+  /* while the batch that followed runs, a limit and a cap last longer */
+  g.publish(t0, 500, 64, recorder{&log});
+  g.batch(true);
+  const uint64_t in_batch= adaptive_controller::STALE_IN_BATCH * 1000;
+  EXPECT_EQ(500u, g.limit_in_force(t0 + gate::STALE, true));
+  EXPECT_EQ(64u, g.cap_in_force(t0 + in_batch - 1000, true));
+  EXPECT_EQ(0u, g.cap_in_force(t0 + in_batch, true));
+  /* once it ended, STALE applies again */
+  g.batch(false);
+  EXPECT_EQ(0u, g.limit_in_force(t0 + gate::STALE, true));
+  EXPECT_EQ(0u, g.cap_in_force(t0 + gate::STALE, true));
 }
 
 TEST(Gate, TrackTicketsWithoutLimit)

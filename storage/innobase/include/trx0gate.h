@@ -93,6 +93,12 @@ public:
     admit(now, notify);
   }
 
+  /** Note whether the purge batch that follows a publish() runs: while it
+  does, what was published applies for up to STALE_IN_BATCH instead of
+  STALE (adaptive_controller::limit_applies()). */
+  void batch(bool running) noexcept
+  { m_in_batch.store(running, std::memory_order_relaxed); }
+
   /** Publish a commit rate limit without a cap. */
   template<class Notify>
   void publish(uint64_t now, uint64_t limit, Notify notify) noexcept
@@ -238,7 +244,8 @@ private:
   {
     const uint64_t published= m_published.load(std::memory_order_relaxed);
     return adaptive_controller::limit_applies
-      (value, (now > published ? now - published : 0) / 1000, purge_running);
+      (value, (now > published ? now - published : 0) / 1000, purge_running,
+       m_in_batch.load(std::memory_order_relaxed));
   }
 
   void unlink(gate_waiter &w) noexcept
@@ -272,6 +279,8 @@ private:
   /** when the gate last let a connection in */
   std::atomic<uint64_t> m_admitted{0};
   std::atomic<unsigned> m_cap{0}, m_concurrency{0}, m_waiting{0}, m_tickets{0};
+  /** batch(): a purge batch runs since the last publish() */
+  std::atomic<bool> m_in_batch{false};
 };
 
 } // namespace purge_throttle

@@ -172,10 +172,14 @@ public:
                   advances with every batch
   @param target   innodb_max_purge_lag (0 = no throttling)
   @param progress whether purge can progress (no old read view blocks it)
+  @param inside   read-write transactions that have not committed yet: the
+                  limit acts on history + inside, the history that they
+                  will leave, since a limit does not stop them
   @return the commit rate to admit, read-write transactions per second;
   0 = no limit */
   uint64_t update(uint64_t now, uint64_t history, uint64_t purged,
-                  uint64_t target, bool progress) noexcept
+                  uint64_t target, bool progress, uint64_t inside= 0)
+    noexcept
   {
     /* not flipping at a single threshold spares the rollback segments'
     SKIP flags churn */
@@ -196,7 +200,7 @@ public:
     if (!first && dt < WINDOW * 1e-6)
       /* measure rates over a window, but lift the limit at once when
       purge has caught up: the coordinator may go idle now */
-      return pacing(history, target) ? m_limit : m_limit= 0;
+      return pacing(history + inside, target) ? m_limit : m_limit= 0;
     const double dp= purged > m_purged ? double(purged - m_purged) : 0;
     const uint64_t window_start_history= m_history;
     m_now= now; m_history= history; m_purged= purged; m_target= target;
@@ -211,12 +215,13 @@ public:
       m_slow_rate= average(m_slow_rate, dp / dt, dt, RISE_TAU);
       m_purge_rate= std::min(m_fast_rate, m_slow_rate);
     }
-    if (!pacing(history, target) || m_purge_rate <= 0)
+    if (!pacing(history + inside, target) || m_purge_rate <= 0)
       return m_limit= 0;
     /* the commit rate that brings the history to the target in ~TAU */
     const double tau= double(TAU) * 1e-6;
     const double wanted= std::max(MIN_SHARE * m_purge_rate, m_purge_rate +
-                                  (double(target) - double(history)) / tau);
+                                  (double(target) - double(history + inside))
+                                  / tau);
     return m_limit= std::max(uint64_t{1}, uint64_t(wanted));
   }
 
@@ -245,7 +250,10 @@ public:
   connections inside at the segments that new transactions can take
   leaves about one transaction per segment, so that a withheld segment
   drains within about one transaction.  On from cap_from() with more than
-  half of that processed, off at cap_off().  Once on, the history goes
+  half of that processed, or with a commit rate limit in force, off at
+  cap_off(): a limit's waiters give up after MAX_WAIT, a cap's wait while
+  the queue moves.  Both compare the history plus the transactions inside.
+  Once on, the history goes
   on growing until the connections that were inside end and the segments
   drain; so after each episode cap_from() moves by half the gap between
   the target and the history's 95th percentile over the cycle that the
@@ -258,9 +266,13 @@ public:
   @param unparsed   of it, what purge has not parsed yet
   @param target     innodb_max_purge_lag (0 = no throttling)
   @param available  rollback segments that new transactions can take
+  @param inside     read-write transactions that have not committed yet:
+                    the cap comes on and goes off by history + inside, as
+                    the rate limit does (update())
   @return the concurrency cap (0 = none) */
   unsigned truncation_cap(uint64_t now, uint64_t history, uint64_t unparsed,
-                          uint64_t target, unsigned available) noexcept
+                          uint64_t target, unsigned available,
+                          uint64_t inside= 0) noexcept
   {
     if (target != m_cap_target)
     {
@@ -277,9 +289,10 @@ public:
     m_cycle.history= history;
     const uint64_t pending= history > unparsed ? history - unparsed : 0;
     const bool was= m_capping;
+    const uint64_t projected= history + inside;
     m_capping= target &&
-      (was ? history > cap_off(m_cap_from, target)
-       : history > m_cap_from && pending > m_cap_from / 2);
+      (was ? projected > cap_off(m_cap_from, target)
+       : projected > m_cap_from && (pending > m_cap_from / 2 || m_limit));
     if (m_capping)
       m_cap_peak= was ? std::max(m_cap_peak, history) : history;
     else if (was && target)
@@ -341,13 +354,20 @@ public:
   episode the cap doubles every RELEASE_STEP, from its last value, and is
   lifted once it reaches RELEASE_END, or at once when there is nothing
   to ease.  Lifted at once, it lets thousands of waiters in together, onto
-  the same rows.  A new episode takes over.
+  the same rows.  Where letting them all in would overshoot, it is held
+  at RELEASE_END / 2 instead of lifted.  A new episode takes over.
   @param now   a monotonic clock, in microseconds
   @param cap   truncation_cap()
   @param ease  whether to ease: the cap is switched on, with a target, and
                connections wait at the gate
+  @param hold  whether letting every waiter in would overshoot (more wait
+               than RELEASE_END / 2, or the history, the transactions
+               inside and the waiters add up to over act_from()): then the
+               cap is not lifted at RELEASE_END but held at RELEASE_END / 2
+               until that is no longer so
   @return the cap to publish (0 = none) */
-  unsigned ease_out(uint64_t now, unsigned cap, bool ease) noexcept
+  unsigned ease_out(uint64_t now, unsigned cap, bool ease, bool hold= false)
+    noexcept
   {
     if (cap || !ease)
     {
@@ -357,7 +377,8 @@ public:
     }
     if (m_release && now - m_release_at >= RELEASE_STEP)
     {
-      m_release= m_release * 2 >= RELEASE_END ? 0 : m_release * 2;
+      m_release= m_release * 2 < RELEASE_END ? m_release * 2
+        : hold ? RELEASE_END / 2 : 0;
       m_release_at= now;
     }
     return m_release;
@@ -393,15 +414,25 @@ public:
   microseconds: while it throttles, the coordinator updates the limit at
   least every POLL_MAX, so an older one is not backed by a running purge */
   static constexpr uint64_t STALE= 1000000;
+  /** Age after which a limit published before a purge batch no longer
+  applies while that batch still runs, in microseconds: a batch that walks
+  long version chains can take seconds, and a limit or cap that lapsed
+  meanwhile let every waiter go at once */
+  static constexpr uint64_t STALE_IN_BATCH= 10000000;
 
   /** Whether a thread that committed a read-write transaction is paced.
   @param limit          the published commit rate limit
   @param age            microseconds since the controller published it
   @param purge_running  purge is enabled and not paused
+  @param in_batch       the purge batch that followed the publication runs
   @return whether to wait for a commit slot */
   static constexpr bool limit_applies(uint64_t limit, uint64_t age,
-                                      bool purge_running) noexcept
-  { return limit && purge_running && age < STALE; }
+                                      bool purge_running,
+                                      bool in_batch= false) noexcept
+  {
+    return limit && purge_running &&
+      age < (in_batch ? STALE_IN_BATCH : STALE);
+  }
 
   /** @return whether the coordinator should poll again rather than go
   idle after a batch that found nothing to purge */
@@ -487,9 +518,11 @@ public:
   /** The least concurrency: the throttle slows DML down, it never stops
   it */
   static constexpr unsigned MIN_CONCURRENCY= 2;
-  /** Age after which a ticket expires, in nanoseconds: many times the time
-  from admission to commit of a short transaction */
-  static constexpr uint64_t LEASE= 200000000;
+  /** Age after which a ticket expires, in nanoseconds: MAX_WAIT, many
+  times the time from admission to commit of a short transaction.  A
+  transaction in row lock waits on hot rows can take longer than a shorter
+  lease; its expired slot let one more in, onto the same rows. */
+  static constexpr uint64_t LEASE= 1000000000;
   /** Shortest interval over which the holding time is measured, in
   nanoseconds */
   static constexpr uint64_t WINDOW= 50000000;

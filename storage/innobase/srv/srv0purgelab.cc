@@ -228,6 +228,19 @@ static uint64_t truncation_cap_target() noexcept
     ? srv_max_purge_lag : 0;
 }
 
+/** @return whether an eased truncation cap is held rather than lifted
+(adaptive_controller::ease_out()): more connections wait than it lets in,
+or letting all of them in would take the history over act_from()
+@param projected  the history plus the read-write transactions inside
+@param waiting    connections waiting at the gate
+@param target     the cap's target */
+static bool hold_cap(uint64_t projected, unsigned waiting, uint64_t target)
+  noexcept
+{
+  return waiting > purge_throttle::adaptive_controller::RELEASE_END / 2 ||
+    projected + waiting > purge_throttle::adaptive_controller::act_from(target);
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
@@ -259,20 +272,29 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   /* purge parses committed transactions in the order of their trx_no */
   const uint64_t purged= trx_in_ids(tail);
   const ulonglong now= my_interval_timer();
+  /* read-write transactions not committed yet: each will add to the
+  history, whatever the gate decides now */
+  const uint64_t inside= trx_sys.rw_trx_hash.size();
   /* uncoupled (pre-MDEV-29401): throttle also while purge cannot progress */
   const uint64_t limit=
     s.adaptive.update(now / 1000, history, purged, srv_max_purge_lag,
-                      progress || !innodb_purge_coupled_throttle);
+                      progress || !innodb_purge_coupled_throttle, inside);
   /* purge keeps up and truncation lags: cap the connections inside at
   the rollback segments that new transactions can take */
   const uint64_t cap_target= truncation_cap_target();
+  const unsigned waiting= s.gate.waiting();
   const unsigned cap= s.adaptive.ease_out
     (now / 1000, s.adaptive.truncation_cap(now / 1000, history,
                                            purge_unparsed_trx(),
                                            cap_target,
-                                           TRX_SYS_N_RSEGS - s.rsegs_withheld),
-     cap_target && s.gate.waiting());
+                                           TRX_SYS_N_RSEGS - s.rsegs_withheld,
+                                           inside),
+     cap_target && waiting, hold_cap(history + inside, waiting, cap_target));
   s.publish(now, limit, cap);
+  /* the batch runs now; purge_throttle_coordinator_continues() ends it */
+  s.gate.batch(true);
+  DBUG_EXECUTE_IF("purge_throttle_long_batch",
+                  std::this_thread::sleep_for(std::chrono::milliseconds(1500)););
   purge_throttle_stats.truncation_cap_from= s.adaptive.cap_from();
   s.adaptive_drain_width= s.adaptive.drain_width();
   purge_throttle_stats.error= s.adaptive.error();
@@ -285,21 +307,28 @@ void purge_throttle_no_history() noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
   srv_dml_needed_delay= 0;
+  s.gate.batch(false);
   s.last_history= 0;
   s.empty_batches= 0;
   const ulonglong now= my_interval_timer();
-  /* nothing left to truncate: the cap's episode ends, with nothing to ease */
-  s.adaptive.ease_out(now / 1000,
-                      s.adaptive.truncation_cap(now / 1000, 0, 0,
-                                                truncation_cap_target(), 0),
-                      false);
-  s.publish(now, 0);
+  /* nothing left to truncate: the cap's episode ends, eased out as after
+  any episode while connections wait (a waiter that queues wakes the
+  coordinator, which goes on easing; one that nobody republishes goes
+  stale) */
+  const uint64_t cap_target= truncation_cap_target();
+  const unsigned waiting= s.gate.waiting();
+  s.publish(now, 0, s.adaptive.ease_out
+            (now / 1000,
+             s.adaptive.truncation_cap(now / 1000, 0, 0, cap_target, 0),
+             cap_target && waiting,
+             hold_cap(trx_sys.rw_trx_hash.size(), waiting, cap_target)));
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   noexcept
 {
   const bool coupled= innodb_purge_coupled_throttle;
+  purge_throttle_sys.gate.batch(false);
   /* Whether DML is being throttled now; the per-row delay published after
   this batch cannot tell (coupled, it is 0 when the batch found nothing). */
   const bool throttling= throttle_is_adaptive()
