@@ -253,9 +253,8 @@ public:
   half of that processed, or with a commit rate limit in force, off at
   cap_off(): a limit's waiters give up after MAX_WAIT, a cap's wait while
   the queue moves.  Both compare the history plus the transactions inside.
-  Once on, the history goes
-  on growing until the connections that were inside end and the segments
-  drain; so after each episode cap_from() moves by half the gap between
+  Once on, the history goes on growing until the connections that were
+  inside end and the segments drain; so after each episode cap_from() moves by half the gap between
   the target and the history's 95th percentile over the cycle that the
   episode ends (time-weighted, cycle_p95()), within [target / 4, target]:
   the cap aims the percentile, not the start, at the target.  Unlike the
@@ -360,9 +359,10 @@ public:
   @param cap   truncation_cap()
   @param ease  whether to ease: the cap is switched on, with a target, and
                connections wait at the gate
-  @param hold  whether letting every waiter in would overshoot (more wait
-               than RELEASE_END / 2, or the history, the transactions
-               inside and the waiters add up to over act_from()): then the
+  @param hold  whether letting every waiter in would overshoot (the
+               history, the transactions inside and the waiters add up to
+               over act_from(), or more wait than RELEASE_END / 2 with the
+               history at least a quarter of the target): then the
                cap is not lifted at RELEASE_END but held at RELEASE_END / 2
                until that is no longer so
   @return the cap to publish (0 = none) */
