@@ -246,6 +246,15 @@ TEST(AdaptiveThrottle, TheCapIsHeldWhileAllWaitersWouldOvershoot)
   /* nobody waits: lifted at once, held or not */
   EXPECT_EQ(0u, c.ease_out(now + 51 * STEP + 1, 0, false, true));
   EXPECT_FALSE(c.capping());
+  /* held while letting every waiter in would take the history, those
+  inside and the waiters over three quarters of the target */
+  EXPECT_FALSE(adaptive_controller::hold(2000, 500, 500, target));
+  EXPECT_TRUE(adaptive_controller::hold(2000, 500, 5001, target));
+  EXPECT_FALSE(adaptive_controller::hold(2000, 500, 5000, target));
+  /* or while more than 512 wait, unless the history is near empty */
+  EXPECT_TRUE(adaptive_controller::hold(2500, 0, 513, target));
+  EXPECT_FALSE(adaptive_controller::hold(2499, 0, 513, target));
+  EXPECT_FALSE(adaptive_controller::hold(2500, 0, 512, target));
 }
 
 TEST(AdaptiveThrottle, PollsWhileOverThreeQuartersOfTheTarget)

@@ -181,6 +181,7 @@ public:
                   uint64_t target, bool progress, uint64_t inside= 0)
     noexcept
   {
+    const uint64_t projected= history + inside;
     /* not flipping at a single threshold spares the rollback segments'
     SKIP flags churn */
     /* withholding rollback segments cannot help while purge cannot
@@ -200,7 +201,7 @@ public:
     if (!first && dt < WINDOW * 1e-6)
       /* measure rates over a window, but lift the limit at once when
       purge has caught up: the coordinator may go idle now */
-      return pacing(history + inside, target) ? m_limit : m_limit= 0;
+      return pacing(projected, target) ? m_limit : m_limit= 0;
     const double dp= purged > m_purged ? double(purged - m_purged) : 0;
     const uint64_t window_start_history= m_history;
     m_now= now; m_history= history; m_purged= purged; m_target= target;
@@ -215,13 +216,12 @@ public:
       m_slow_rate= average(m_slow_rate, dp / dt, dt, RISE_TAU);
       m_purge_rate= std::min(m_fast_rate, m_slow_rate);
     }
-    if (!pacing(history + inside, target) || m_purge_rate <= 0)
+    if (!pacing(projected, target) || m_purge_rate <= 0)
       return m_limit= 0;
     /* the commit rate that brings the history to the target in ~TAU */
     const double tau= double(TAU) * 1e-6;
     const double wanted= std::max(MIN_SHARE * m_purge_rate, m_purge_rate +
-                                  (double(target) - double(history + inside))
-                                  / tau);
+                                  (double(target) - double(projected)) / tau);
     return m_limit= std::max(uint64_t{1}, uint64_t(wanted));
   }
 
@@ -359,10 +359,7 @@ public:
   @param cap   truncation_cap()
   @param ease  whether to ease: the cap is switched on, with a target, and
                connections wait at the gate
-  @param hold  whether letting every waiter in would overshoot (the
-               history, the transactions inside and the waiters add up to
-               over act_from(), or more wait than RELEASE_END / 2 with the
-               history at least a quarter of the target): then the
+  @param hold  hold(): letting every waiter in would overshoot; then the
                cap is not lifted at RELEASE_END but held at RELEASE_END / 2
                until that is no longer so
   @return the cap to publish (0 = none) */
@@ -382,6 +379,21 @@ public:
       m_release_at= now;
     }
     return m_release;
+  }
+
+  /** @return whether ease_out() holds an eased cap rather than lifting
+  it: letting every waiter in would take the history over act_from(), or
+  more wait than RELEASE_END / 2 while the history is at least a quarter
+  of the target (a history near empty is no lag to hold back for)
+  @param history  history length
+  @param inside   read-write transactions not committed yet
+  @param waiting  connections waiting at the gate
+  @param target   the cap's target */
+  static constexpr bool hold(uint64_t history, uint64_t inside,
+                             uint64_t waiting, uint64_t target) noexcept
+  {
+    return history + inside + waiting > act_from(target) ||
+      (waiting > RELEASE_END / 2 && history >= target / 4);
   }
 
   /** @return whether a truncation cap is on or being eased out.  Until it

@@ -228,23 +228,6 @@ static uint64_t truncation_cap_target() noexcept
     ? srv_max_purge_lag : 0;
 }
 
-/** @return whether an eased truncation cap is held rather than lifted
-(adaptive_controller::ease_out()): letting every waiter in would take the
-history over act_from(), or more connections wait than it lets in while the
-history is at least a quarter of the target (a history near empty is no lag
-to hold back for)
-@param history  history length
-@param inside   read-write transactions not committed yet
-@param waiting  connections waiting at the gate
-@param target   the cap's target */
-static bool hold_cap(uint64_t history, uint64_t inside, unsigned waiting,
-                     uint64_t target) noexcept
-{
-  using purge_throttle::adaptive_controller;
-  return history + inside + waiting > adaptive_controller::act_from(target) ||
-    (waiting > adaptive_controller::RELEASE_END / 2 && history >= target / 4);
-}
-
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
@@ -293,7 +276,9 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
                                            cap_target,
                                            TRX_SYS_N_RSEGS - s.rsegs_withheld,
                                            inside),
-     cap_target && waiting, hold_cap(history, inside, waiting, cap_target));
+     cap_target && waiting,
+     purge_throttle::adaptive_controller::hold(history, inside, waiting,
+                                               cap_target));
   s.publish(now, limit, cap);
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch(true);
@@ -325,7 +310,8 @@ void purge_throttle_no_history() noexcept
             (now / 1000,
              s.adaptive.truncation_cap(now / 1000, 0, 0, cap_target, 0),
              cap_target && waiting,
-             hold_cap(0, trx_sys.rw_trx_hash.size(), waiting, cap_target)));
+             purge_throttle::adaptive_controller::hold
+             (0, trx_sys.rw_trx_hash.size(), waiting, cap_target)));
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
