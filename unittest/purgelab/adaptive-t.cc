@@ -221,6 +221,27 @@ TEST(AdaptiveThrottle, ActsOnTheHistoryThatTheTransactionsInsideWillLeave)
   EXPECT_EQ(0u, c.truncation_cap(0, 6000, 1000, target, 64, 4001));
 }
 
+TEST(AdaptiveThrottle, ARateLimitBringsTheCapOnOnlyWithAThreadPerConnection)
+{
+  const uint64_t target= 10000;
+  for (bool on_limit : {true, false})
+  {
+    adaptive_controller c;
+    uint64_t t= 0, purged= 0;
+    /* purge is behind on all of the history: a commit rate limit comes on */
+    for (int i= 0; i < 20; i++)
+      c.update(t+= 100000, 9000, purged+= 1000, target, true, 2000);
+    ASSERT_GT(c.limit(), 0u);
+    /* nothing waits for truncation: only the limit can bring the cap on */
+    EXPECT_EQ(on_limit ? 64u : 0u,
+              c.truncation_cap(0, 9000, 9000, target, 64, 2000, on_limit));
+    /* truncation lagging brings it on either way */
+    adaptive_controller d;
+    EXPECT_EQ(64u, d.truncation_cap(0, 9000, 1000, target, 64, 2000,
+                                    on_limit));
+  }
+}
+
 TEST(AdaptiveThrottle, TheCapIsHeldWhileAllWaitersWouldOvershoot)
 {
   adaptive_controller c;
@@ -249,12 +270,18 @@ TEST(AdaptiveThrottle, TheCapIsHeldWhileAllWaitersWouldOvershoot)
   /* held while letting every waiter in would take the history, those
   inside and the waiters over three quarters of the target */
   EXPECT_FALSE(adaptive_controller::hold(2000, 500, 500, target));
-  EXPECT_TRUE(adaptive_controller::hold(2000, 500, 5001, target));
-  EXPECT_FALSE(adaptive_controller::hold(2000, 500, 5000, target));
-  /* or while more than 512 wait, unless the history is near empty */
-  EXPECT_TRUE(adaptive_controller::hold(2500, 0, 513, target));
-  EXPECT_FALSE(adaptive_controller::hold(2499, 0, 513, target));
-  EXPECT_FALSE(adaptive_controller::hold(2500, 0, 512, target));
+  EXPECT_TRUE(adaptive_controller::hold(6500, 500, 501, target));
+  EXPECT_FALSE(adaptive_controller::hold(6500, 500, 500, target));
+  EXPECT_TRUE(adaptive_controller::hold(2000, 500, 5001, target, true));
+  EXPECT_FALSE(adaptive_controller::hold(2000, 500, 5000, target, true));
+  /* or while more than 512 wait, whatever the history */
+  EXPECT_TRUE(adaptive_controller::hold(0, 0, 513, target));
+  EXPECT_FALSE(adaptive_controller::hold(0, 0, 512, target));
+  /* in a thread pool, unless the history is near empty */
+  EXPECT_TRUE(adaptive_controller::hold(2500, 0, 513, target, true));
+  EXPECT_FALSE(adaptive_controller::hold(2499, 0, 513, target, true));
+  EXPECT_FALSE(adaptive_controller::hold(2500, 0, 512, target, true));
+  EXPECT_TRUE(adaptive_controller::hold(2000, 500, 5001, target, true));
 }
 
 TEST(AdaptiveThrottle, PollsWhileOverThreeQuartersOfTheTarget)

@@ -250,9 +250,9 @@ public:
   connections inside at the segments that new transactions can take
   leaves about one transaction per segment, so that a withheld segment
   drains within about one transaction.  On from cap_from() with more than
-  half of that processed, or with a commit rate limit in force, off at
-  cap_off(): a limit's waiters give up after MAX_WAIT, a cap's wait while
-  the queue moves.  Both compare the history plus the transactions inside.
+  half of that processed, or (on_limit) with a commit rate limit in force,
+  off at cap_off(): a limit's waiters give up after MAX_WAIT, a cap's wait
+  while the queue moves.  Both compare the history plus the transactions inside.
   Once on, the history goes on growing until the connections that were
   inside end and the segments drain; so after each episode cap_from() moves by half the gap between
   the target and the history's 95th percentile over the cycle that the
@@ -268,10 +268,15 @@ public:
   @param inside     read-write transactions that have not committed yet:
                     the cap comes on and goes off by history + inside, as
                     the rate limit does (update())
+  @param on_limit   whether a commit rate limit in force brings the cap on
+                    too: with a thread per connection, where the limit does
+                    not bound the transactions inside; not in a thread pool,
+                    which bounds the threads that run and where the waiters
+                    of a cap hold pool workers
   @return the concurrency cap (0 = none) */
   unsigned truncation_cap(uint64_t now, uint64_t history, uint64_t unparsed,
                           uint64_t target, unsigned available,
-                          uint64_t inside= 0) noexcept
+                          uint64_t inside= 0, bool on_limit= true) noexcept
   {
     if (target != m_cap_target)
     {
@@ -291,7 +296,8 @@ public:
     const uint64_t projected= history + inside;
     m_capping= target &&
       (was ? projected > cap_off(m_cap_from, target)
-       : projected > m_cap_from && (pending > m_cap_from / 2 || m_limit));
+       : projected > m_cap_from &&
+       (pending > m_cap_from / 2 || (on_limit && m_limit)));
     if (m_capping)
       m_cap_peak= was ? std::max(m_cap_peak, history) : history;
     else if (was && target)
@@ -383,17 +389,20 @@ public:
 
   /** @return whether ease_out() holds an eased cap rather than lifting
   it: letting every waiter in would take the history over act_from(), or
-  more wait than RELEASE_END / 2 while the history is at least a quarter
-  of the target (a history near empty is no lag to hold back for)
+  more wait than RELEASE_END / 2, all of whom would come in at once onto
+  the same rows.  In a thread pool, where each waiter holds a pool worker,
+  only while the history is at least a quarter of the target.
   @param history  history length
   @param inside   read-write transactions not committed yet
   @param waiting  connections waiting at the gate
-  @param target   the cap's target */
+  @param target   the cap's target
+  @param pooled   connections run in a thread pool */
   static constexpr bool hold(uint64_t history, uint64_t inside,
-                             uint64_t waiting, uint64_t target) noexcept
+                             uint64_t waiting, uint64_t target,
+                             bool pooled= false) noexcept
   {
     return history + inside + waiting > act_from(target) ||
-      (waiting > RELEASE_END / 2 && history >= target / 4);
+      (waiting > RELEASE_END / 2 && (!pooled || history >= target / 4));
   }
 
   /** @return whether a truncation cap is on or being eased out.  Until it

@@ -35,6 +35,7 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include "trx0sys.h"
 #include "ha_prototypes.h"
 #include <debug_sync.h>
+#include "scheduler.h"
 #include <mysql/service_thd_wait.h>
 #include "mysql/psi/mysql_stage.h"
 
@@ -42,6 +43,8 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include <chrono>
 #include <thread>
 
+/* sql/mysqld.h declares it for the server only */
+extern ulong thread_handling;
 /* sql/sql_class.h declares these for the server only (MYSQL_SERVER) */
 void thd_enter_cond(MYSQL_THD thd, mysql_cond_t *cond, mysql_mutex_t *mutex,
                     const PSI_stage_info *stage, PSI_stage_info *old_stage,
@@ -221,6 +224,11 @@ ulonglong purge_truncation_pending_trx() noexcept
   return history > unparsed ? history - unparsed : 0;
 }
 
+/** @return whether connections run in a thread pool
+(thread_handling=pool-of-threads) rather than a thread each */
+static bool in_thread_pool() noexcept
+{ return thread_handling > SCHEDULER_NO_THREADS; }
+
 /** @return the target of the truncation cap (0: no cap) */
 static uint64_t truncation_cap_target() noexcept
 {
@@ -275,10 +283,11 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
                                            purge_unparsed_trx(),
                                            cap_target,
                                            TRX_SYS_N_RSEGS - s.rsegs_withheld,
-                                           inside),
+                                           inside, !in_thread_pool()),
      cap_target && waiting,
      purge_throttle::adaptive_controller::hold(history, inside, waiting,
-                                               cap_target));
+                                               cap_target,
+                                               in_thread_pool()));
   s.publish(now, limit, cap);
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch(true);
@@ -311,7 +320,8 @@ void purge_throttle_no_history() noexcept
              s.adaptive.truncation_cap(now / 1000, 0, 0, cap_target, 0),
              cap_target && waiting,
              purge_throttle::adaptive_controller::hold
-             (0, trx_sys.rw_trx_hash.size(), waiting, cap_target)));
+             (0, trx_sys.rw_trx_hash.size(), waiting, cap_target,
+              in_thread_pool())));
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
