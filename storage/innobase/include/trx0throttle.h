@@ -252,12 +252,13 @@ public:
   drains within about one transaction.  On from cap_from() with more than
   half of that processed, or (on_limit) with a commit rate limit in force,
   off at cap_off(): a limit's waiters give up after MAX_WAIT, a cap's wait
-  while the queue moves.  Both compare the history plus the transactions inside.
-  Once on, the history goes on growing until the connections that were
-  inside end and the segments drain; so after each episode cap_from() moves by half the gap between
-  the target and the history's 95th percentile over the cycle that the
-  episode ends (time-weighted, cycle_p95()), within [target / 4, target]:
-  the cap aims the percentile, not the start, at the target.  Unlike the
+  while the queue moves.  Both compare the history plus the transactions
+  inside.  Once on, the history goes on growing until the connections that
+  were inside end and the segments drain; so after each episode cap_from()
+  moves by half the gap between the target and the history's 95th
+  percentile over the cycle that the episode ends (time-weighted,
+  cycle_p95()), within [target / 4, target]: the cap aims the percentile,
+  not the start, at the target.  Unlike the
   rate limit it does not depend on purge's progress: purge has nothing to
   do while it has parsed all that truncation waits for.
   @param now        a monotonic clock, in microseconds

@@ -292,7 +292,8 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch(true);
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
-                  std::this_thread::sleep_for(std::chrono::milliseconds(1500)););
+                  std::this_thread::sleep_for
+                  (std::chrono::milliseconds(1500)););
   purge_throttle_stats.truncation_cap_from= s.adaptive.cap_from();
   s.adaptive_drain_width= s.adaptive.drain_width();
   purge_throttle_stats.error= s.adaptive.error();
