@@ -224,7 +224,7 @@ TEST(AdaptiveThrottle, ActsOnTheHistoryThatTheTransactionsInsideWillLeave)
 TEST(AdaptiveThrottle, ARateLimitBringsTheCapOnOnlyWithAThreadPerConnection)
 {
   const uint64_t target= 10000;
-  for (bool on_limit : {true, false})
+  for (bool pooled : {false, true})
   {
     adaptive_controller c;
     uint64_t t= 0, purged= 0;
@@ -233,12 +233,12 @@ TEST(AdaptiveThrottle, ARateLimitBringsTheCapOnOnlyWithAThreadPerConnection)
       c.update(t+= 100000, 9000, purged+= 1000, target, true, 2000);
     ASSERT_GT(c.limit(), 0u);
     /* nothing waits for truncation: only the limit can bring the cap on */
-    EXPECT_EQ(on_limit ? 64u : 0u,
-              c.truncation_cap(0, 9000, 9000, target, 64, 2000, on_limit));
+    EXPECT_EQ(pooled ? 0u : 64u,
+              c.truncation_cap(0, 9000, 9000, target, 64, 2000, pooled));
     /* truncation lagging brings it on either way */
     adaptive_controller d;
     EXPECT_EQ(64u, d.truncation_cap(0, 9000, 1000, target, 64, 2000,
-                                    on_limit));
+                                    pooled));
   }
 }
 

@@ -250,17 +250,17 @@ public:
   connections inside at the segments that new transactions can take
   leaves about one transaction per segment, so that a withheld segment
   drains within about one transaction.  On from cap_from() with more than
-  half of that processed, or (on_limit) with a commit rate limit in force,
-  off at cap_off(): a limit's waiters give up after MAX_WAIT, a cap's wait
-  while the queue moves.  Both compare the history plus the transactions
-  inside.  Once on, the history goes on growing until the connections that
-  were inside end and the segments drain; so after each episode cap_from()
-  moves by half the gap between the target and the history's 95th
-  percentile over the cycle that the episode ends (time-weighted,
-  cycle_p95()), within [target / 4, target]: the cap aims the percentile,
-  not the start, at the target.  Unlike the
-  rate limit it does not depend on purge's progress: purge has nothing to
-  do while it has parsed all that truncation waits for.
+  half of that processed, or (not pooled) with a commit rate limit in
+  force, off at cap_off(): a limit's waiters give up after MAX_WAIT, a
+  cap's wait while the queue moves.  Both compare the history plus the
+  transactions inside.  Once on, the history goes on growing until the
+  connections that were inside end and the segments drain; so after each
+  episode cap_from() moves by half the gap between the target and the
+  history's 95th percentile over the cycle that the episode ends
+  (time-weighted, cycle_p95()), within [target / 4, target]: the cap aims
+  the percentile, not the start, at the target.  Unlike the rate limit it
+  does not depend on purge's progress: purge has nothing to do while it
+  has parsed all that truncation waits for.
   @param now        a monotonic clock, in microseconds
   @param history    history length
   @param unparsed   of it, what purge has not parsed yet
@@ -269,15 +269,16 @@ public:
   @param inside     read-write transactions that have not committed yet:
                     the cap comes on and goes off by history + inside, as
                     the rate limit does (update())
-  @param on_limit   whether a commit rate limit in force brings the cap on
-                    too: with a thread per connection, where the limit does
-                    not bound the transactions inside; not in a thread pool,
-                    which bounds the threads that run and where the waiters
-                    of a cap hold pool workers
+  @param pooled     connections run in a thread pool, which bounds the
+                    threads that run and where the waiters of a cap hold
+                    pool workers: a commit rate limit in force does not
+                    bring the cap on there (it does with a thread per
+                    connection, where the limit does not bound the
+                    transactions inside)
   @return the concurrency cap (0 = none) */
   unsigned truncation_cap(uint64_t now, uint64_t history, uint64_t unparsed,
                           uint64_t target, unsigned available,
-                          uint64_t inside= 0, bool on_limit= true) noexcept
+                          uint64_t inside= 0, bool pooled= false) noexcept
   {
     if (target != m_cap_target)
     {
@@ -298,7 +299,7 @@ public:
     m_capping= target &&
       (was ? projected > cap_off(m_cap_from, target)
        : projected > m_cap_from &&
-       (pending > m_cap_from / 2 || (on_limit && m_limit)));
+       (pending > m_cap_from / 2 || (!pooled && m_limit)));
     if (m_capping)
       m_cap_peak= was ? std::max(m_cap_peak, history) : history;
     else if (was && target)

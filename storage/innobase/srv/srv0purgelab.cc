@@ -236,6 +236,26 @@ static uint64_t truncation_cap_target() noexcept
     ? srv_max_purge_lag : 0;
 }
 
+/** @return the truncation cap to publish: after an episode, while
+connections wait at the gate, eased out (ease_out()) and held where letting
+them all in would overshoot (hold())
+@param s        the throttle's state
+@param now      my_interval_timer()
+@param cap      truncation_cap()
+@param target   truncation_cap_target()
+@param history  history length
+@param inside   read-write transactions not committed yet */
+static unsigned eased_cap(purge_throttle_sys_t &s, ulonglong now,
+                          unsigned cap, uint64_t target, uint64_t history,
+                          uint64_t inside) noexcept
+{
+  const unsigned waiting= s.gate.waiting();
+  return s.adaptive.ease_out(now / 1000, cap, target && waiting,
+                             purge_throttle::adaptive_controller::hold
+                             (history, inside, waiting, target,
+                              in_thread_pool()));
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
@@ -277,18 +297,11 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   /* purge keeps up and truncation lags: cap the connections inside at
   the rollback segments that new transactions can take */
   const uint64_t cap_target= truncation_cap_target();
-  const unsigned waiting= s.gate.waiting();
-  const unsigned cap= s.adaptive.ease_out
-    (now / 1000, s.adaptive.truncation_cap(now / 1000, history,
-                                           purge_unparsed_trx(),
-                                           cap_target,
-                                           TRX_SYS_N_RSEGS - s.rsegs_withheld,
-                                           inside, !in_thread_pool()),
-     cap_target && waiting,
-     purge_throttle::adaptive_controller::hold(history, inside, waiting,
-                                               cap_target,
-                                               in_thread_pool()));
-  s.publish(now, limit, cap);
+  s.publish(now, limit, eased_cap
+            (s, now, s.adaptive.truncation_cap
+             (now / 1000, history, purge_unparsed_trx(), cap_target,
+              TRX_SYS_N_RSEGS - s.rsegs_withheld, inside, in_thread_pool()),
+             cap_target, history, inside));
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch(true);
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
@@ -315,14 +328,10 @@ void purge_throttle_no_history() noexcept
   coordinator, which goes on easing; one that nobody republishes goes
   stale) */
   const uint64_t cap_target= truncation_cap_target();
-  const unsigned waiting= s.gate.waiting();
-  s.publish(now, 0, s.adaptive.ease_out
-            (now / 1000,
+  s.publish(now, 0, eased_cap
+            (s, now,
              s.adaptive.truncation_cap(now / 1000, 0, 0, cap_target, 0),
-             cap_target && waiting,
-             purge_throttle::adaptive_controller::hold
-             (0, trx_sys.rw_trx_hash.size(), waiting, cap_target,
-              in_thread_pool())));
+             cap_target, 0, trx_sys.rw_trx_hash.size()));
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
