@@ -634,10 +634,6 @@ class Bench:
                                                           innodb_purge_coupled_throttle="OFF")))
                 if "adaptive" in a.arms:
                     arms.append((f"adaptive@{lag}", dict(base, innodb_purge_throttle="adaptive")))
-                if "nocap" in a.arms:
-                    arms.append((f"adaptive-nocap@{lag}",
-                                 dict(base, innodb_purge_throttle="adaptive",
-                                      innodb_purge_truncation_cap="OFF")))
             elif "formula" in a.arms:
                 arms.append((f"formula@{lag}", base))
             return arms
@@ -1329,8 +1325,7 @@ def parse_args(argv):
     ap.add_argument("--basedir", default=None, metavar="DIR",
                     help="its basedir, if not the parent of its bin/ or sbin/")
     ap.add_argument("--arms", default="formula,adaptive",
-                    help="throttle arms for the fork: any of formula,uncoupled,adaptive,"
-                         "nocap (adaptive with innodb_purge_truncation_cap=OFF) "
+                    help="throttle arms for the fork: any of formula,uncoupled,adaptive "
                          "(default formula,adaptive); the unthrottled arm always runs; "
                          "--arms unthrottled runs it alone")
     ap.add_argument("--drains", type=drain_widths, default=None, metavar="N[,N...]",
@@ -1429,9 +1424,9 @@ def parse_args(argv):
     a.repeats = a.repeats or 1
     a.arms = [x for x in a.arms.split(",") if x]
     bad = [x for x in a.arms
-           if x not in ("formula", "uncoupled", "adaptive", "nocap", "unthrottled")]
+           if x not in ("formula", "uncoupled", "adaptive", "unthrottled")]
     if bad:
-        ap.error(f"--arms {bad[0]}: choose from formula, uncoupled, adaptive, nocap "
+        ap.error(f"--arms {bad[0]}: choose from formula, uncoupled, adaptive "
                  "(unthrottled alone: --arms unthrottled)")
     for opt in a.sb_option:
         key = opt.lstrip("-").partition("=")[0]

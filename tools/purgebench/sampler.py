@@ -13,8 +13,6 @@ STATUS = ["Innodb_history_list_length", "Innodb_lsn_current", "Innodb_max_trx_id
           "Innodb_purge_throttle_active", "Innodb_purge_throttle_error",
           "Innodb_purge_throttle_purge_rate", "Innodb_purge_throttle_commit_limit",
           "Innodb_purge_throttle_concurrency", "Innodb_purge_throttle_waiting",
-          "Innodb_purge_throttle_truncation_cap",
-          "Innodb_purge_throttle_truncation_cap_from",
           "Innodb_purge_dml_delayed_trx", "Innodb_purge_unparsed_trx",
           "Innodb_purge_view_blocked_trx",
           "Innodb_purge_rsegs_withheld", "Innodb_purge_drain_width",

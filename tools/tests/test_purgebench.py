@@ -225,8 +225,7 @@ class CliTest(unittest.TestCase):
 
 # -- comparing two servers, without starting any ---------------------------
 FORK_ONLY = {"innodb_purge_throttle", "innodb_purge_coupled_throttle",
-             "innodb_undo_log_compact_init", "innodb_purge_drain_rsegs",
-             "innodb_purge_truncation_cap"}
+             "innodb_undo_log_compact_init", "innodb_purge_drain_rsegs"}
 
 
 def help_table(names):
@@ -426,17 +425,6 @@ class CompareTest(unittest.TestCase):
         b = self.bench("backlog-vs-lag", "--lags", "1000", "--arms", "unthrottled,adaptive")
         self.assertEqual(["fork:unthrottled", "stock:unthrottled", "fork:adaptive@1000"],
                          [r["arm"] for r in b.runs])
-
-    def test_nocap_runs_adaptive_without_the_truncation_cap_on_the_fork_only(self):
-        b = self.bench("backlog-vs-lag", "--lags", "1000", "--arms", "adaptive,nocap")
-        self.assertEqual(["fork:unthrottled", "stock:unthrottled", "fork:adaptive@1000",
-                          "fork:adaptive-nocap@1000"], [r["arm"] for r in b.runs])
-        settings = {r["arm"]: r["settings"] for r in b.runs}
-        self.assertEqual("OFF", settings["fork:adaptive-nocap@1000"]
-                         ["innodb_purge_truncation_cap"])
-        self.assertEqual("adaptive", settings["fork:adaptive-nocap@1000"]
-                         ["innodb_purge_throttle"])
-        self.assertNotIn("innodb_purge_truncation_cap", settings["fork:adaptive@1000"])
 
     def test_each_server_has_its_data_directory_cnf_and_meta(self):
         b = self.bench("history-growth")

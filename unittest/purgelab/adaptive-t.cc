@@ -80,12 +80,17 @@ sim_result simulate(const workload &w, uint64_t target, double seconds)
   sim_result r;
   /* purged: not yet shown in the history; parsed: all that purge did */
   double h= 0, commits= 0, purged= 0, parsed= 0, next_step= 0;
+  const double natural= w.threads / (w.trx_us * 1e-6);
+  uint64_t l= 0;
   for (double t= 0; t < seconds; t+= dt)
   {
     const bool stalled= t >= w.stall_from && t < w.stall_to;
-    const uint64_t l= c.update(uint64_t(t * 1e6) + 1, uint64_t(h),
-                               uint64_t(parsed), target, !stalled);
-    const double natural= w.threads / (w.trx_us * 1e-6);
+    /* connections wait at the gate while the last limit holds DML below
+    its natural rate */
+    const bool binding= l && natural > double(l);
+    l= c.update(uint64_t(t * 1e6) + 1, adaptive_controller::output
+                (uint64_t(h), 0), uint64_t(parsed), target, !stalled,
+                binding);
     const double rate= l ? std::min(natural, double(l)) : natural;
     h+= rate * dt;
     commits+= rate * dt;
@@ -132,27 +137,59 @@ TEST(AdaptiveThrottle, NoTargetNoLimit)
 {
   adaptive_controller c;
   for (uint64_t i= 1; i < 100; i++)
+  {
     EXPECT_EQ(0u, c.update(i * 10000, i * 100000, i * 1000, 0, true));
+    EXPECT_FALSE(c.in_force());
+    EXPECT_EQ(0u, c.drain_width());
+  }
 }
 
-/* history grows by 1000 per 10 ms while purge parses 1000 per 10 ms */
-static void overload(adaptive_controller &c, uint64_t from, uint64_t n,
-                     bool progress= true)
+namespace
 {
-  for (uint64_t i= from; i < from + n; i++)
-    c.update(i * 10000, 20000 + i * 1000, i * 1000, 10000, progress);
-}
+/* Evaluates a controller every dt_us while purge parses per_step
+transactions per step (100,000/s by default). */
+struct driver
+{
+  adaptive_controller c;
+  uint64_t now= 0, purged= 0;
+  uint64_t step(uint64_t x, uint64_t target, bool binding= true,
+                bool progress= true, uint64_t per_step= 1000,
+                uint64_t dt_us= 10000)
+  {
+    now+= dt_us;
+    if (progress)
+      purged+= per_step;
+    return c.update(now, x, purged, target, progress, binding);
+  }
+};
+} // namespace
 
 TEST(AdaptiveThrottle, NeverLimitsWhenPurgeCannotProgress)
 {
-  adaptive_controller c;
-  overload(c, 1, 50);
-  ASSERT_GT(c.limit(), 0u);
-  overload(c, 51, 1, false);
-  EXPECT_EQ(0u, c.limit());
-  /* no wind-up: it starts afresh, measuring before it limits again */
-  overload(c, 52, 1);
-  EXPECT_EQ(0u, c.limit());
+  /* over the target; purge parses 100,000/s */
+  driver d;
+  for (int i= 0; i < 50; i++)
+    d.step(30000, 10000);
+  ASSERT_GT(d.c.limit(), 0u);
+  ASSERT_LT(d.c.integral(), 0) << "over the target: a negative integral";
+  const double rate= d.c.purge_rate();
+  ASSERT_NEAR(100000, rate, 1);
+  /* a read view blocks purge for 10 s: its counter stands still */
+  for (int i= 0; i < 1000; i++)
+    EXPECT_EQ(0u, d.step(30000, 10000, true, false));
+  EXPECT_EQ(0u, d.c.limit());
+  EXPECT_FALSE(d.c.in_force());
+  EXPECT_EQ(0u, d.c.drain_width());
+  /* no wind-up: the integral starts afresh */
+  EXPECT_EQ(0, d.c.integral());
+  /* purge progresses again: limited at once, from the rate measured
+  before; no rate is measured across the blocked time (a window across it
+  would see 6,000 parsed in 10 s, 600/s) */
+  EXPECT_GT(d.step(30000, 10000), 0u);
+  EXPECT_EQ(0, d.c.integral());
+  for (int i= 0; i < 5; i++)
+    d.step(30000, 10000);
+  EXPECT_NEAR(rate, d.c.purge_rate(), 0.01 * rate);
 }
 
 TEST(AdaptiveThrottle, NeverAFullStop)
@@ -163,379 +200,268 @@ TEST(AdaptiveThrottle, NeverAFullStop)
     c.update(i * 10000, 20000 + i * 1000000, i * 1000, 10000, true);
     if (i > 10)
     {
+      EXPECT_GT(c.limit(), 0u);
       EXPECT_GE(double(c.limit()),
                 adaptive_controller::MIN_SHARE * c.purge_rate() - 1);
     }
   }
 }
 
-TEST(AdaptiveThrottle, PacesFromTheTarget)
+TEST(AdaptiveThrottle, EngagesFromHalfTheTarget)
 {
-  adaptive_controller c;
-  uint64_t t= 0, purged= 0;
-  /* purge parses 1000 transactions a second and has work throughout */
-  auto limit_after= [&](uint64_t history)
-  {
-    c.update(t+= 100000, history, purged+= 100, 10000, true);
-    return c.limit();
-  };
+  EXPECT_FALSE(adaptive_controller::engaged(5000, 10000));
+  EXPECT_TRUE(adaptive_controller::engaged(5001, 10000));
+  EXPECT_FALSE(adaptive_controller::engaged(0, 10000));
+  EXPECT_FALSE(adaptive_controller::engaged(0, 0));
+  EXPECT_FALSE(adaptive_controller::engaged(1000000, 0));
+  EXPECT_FALSE(adaptive_controller::engaged(UINT64_MAX, 0));
+  /* no overflow */
+  EXPECT_TRUE(adaptive_controller::engaged(UINT64_MAX, UINT64_MAX));
+  EXPECT_FALSE(adaptive_controller::engaged(UINT64_MAX / 2, UINT64_MAX));
+  EXPECT_TRUE(adaptive_controller::engaged(UINT64_MAX / 4 * 3, UINT64_MAX));
+
+  /* update() follows engaged(): in force over half the target */
+  driver d;
   for (int i= 0; i < 20; i++)
-    EXPECT_EQ(0u, limit_after(9000)) << "over three quarters: not paced";
-  EXPECT_EQ(10000u, adaptive_controller::pace_from(10000));
-  EXPECT_EQ(0u, limit_after(10000));
-  EXPECT_GT(limit_after(10001), 900u) << "paced, at about purge's rate";
-  EXPECT_GT(limit_after(9000), 1000u) << "under target: over purge's rate";
-  const uint64_t at_10500= limit_after(10500);
-  EXPECT_LT(limit_after(11000), at_10500) << "it tightens";
-  EXPECT_LT(limit_after(11000), 1000u) << "under purge's rate over target";
-  EXPECT_GT(limit_after(9000), 1000u) << "once paced, down to 3/4";
-  EXPECT_GT(limit_after(7501), 1000u);
-  EXPECT_EQ(0u, limit_after(7500));
-  EXPECT_EQ(0u, limit_after(9000)) << "and from the target again";
-  EXPECT_EQ(0u, adaptive_controller::pace_from(0));
+    EXPECT_EQ(0u, d.step(5000, 10000)) << "at half the target: no limit";
+  EXPECT_FALSE(d.c.in_force());
+  EXPECT_GT(d.step(5001, 10000), 0u);
+  EXPECT_TRUE(d.c.in_force());
 }
 
-TEST(AdaptiveThrottle, ActsOnTheHistoryThatTheTransactionsInsideWillLeave)
+/* innodb_max_purge_lag is at most ULONG_MAX: 4294967295 on 32-bit
+platforms and Windows, UINT64_MAX elsewhere */
+TEST(AdaptiveThrottle, SaneAtTheLargestTargets)
 {
-  adaptive_controller c;
-  uint64_t t= 0, purged= 0;
-  auto limit_after= [&](uint64_t history, uint64_t inside)
+  for (uint64_t target : {uint64_t{4294967295U}, UINT64_MAX})
   {
-    c.update(t+= 100000, history, purged+= 100, 10000, true, inside);
-    return c.limit();
-  };
-  for (int i= 0; i < 20; i++)
-    EXPECT_EQ(0u, limit_after(6000, 4000));
-  /* 4,001 uncommitted transactions take 6,000 of history over the target */
-  EXPECT_GT(limit_after(6000, 4001), 0u);
-  /* once they have committed, the limit goes on down to 3/4 of it */
-  EXPECT_GT(limit_after(7501, 0), 0u);
-  EXPECT_EQ(0u, limit_after(7000, 500));
-  /* the cap too: on over cap_from(), off at cap_off(), both counting them */
-  const uint64_t target= 10000;
-  EXPECT_EQ(0u, c.truncation_cap(0, 6000, 0, target, 64, 4000));
-  EXPECT_EQ(64u, c.truncation_cap(0, 6000, 0, target, 64, 4001));
-  EXPECT_EQ(64u, c.truncation_cap(0, 4000, 0, target, 64, 3501));
-  EXPECT_EQ(0u, c.truncation_cap(0, 4000, 0, target, 64, 3500));
-  /* but only with more than half of cap_from() waiting for truncation */
-  EXPECT_EQ(0u, c.truncation_cap(0, 6000, 1000, target, 64, 4001));
-}
-
-TEST(AdaptiveThrottle, ARateLimitBringsTheCapOnOnlyWithAThreadPerConnection)
-{
-  const uint64_t target= 10000;
-  for (bool pooled : {false, true})
-  {
-    adaptive_controller c;
-    uint64_t t= 0, purged= 0;
-    /* purge is behind on all of the history: a commit rate limit comes on */
+    driver d;
+    /* the rate forms: 100,000/s */
     for (int i= 0; i < 20; i++)
-      c.update(t+= 100000, 9000, purged+= 1000, target, true, 2000);
-    ASSERT_GT(c.limit(), 0u);
-    /* nothing waits for truncation: only the limit can bring the cap on */
-    EXPECT_EQ(pooled ? 0u : 64u,
-              c.truncation_cap(0, 9000, 9000, target, 64, 2000, pooled));
-    /* truncation lagging brings it on either way */
-    adaptive_controller d;
-    EXPECT_EQ(64u, d.truncation_cap(0, 9000, 1000, target, 64, 2000,
-                                    pooled));
+      d.step(target / 4 * 3, target);
+    ASSERT_NEAR(100000, d.c.purge_rate(), 1) << target;
+    const double rate= d.c.purge_rate();
+    /* under the target and engaged: at least purge's rate */
+    uint64_t l= d.step(target / 4 * 3, target, true, true, 5000, 50000);
+    EXPECT_TRUE(d.c.in_force()) << target;
+    EXPECT_GE(double(l), rate) << target;
+    EXPECT_LT(d.c.error(), 0) << target;
+    EXPECT_GE(d.c.integral(), 0) << target;
+    /* at the target: purge's rate plus the integral, which is bounded by
+    purge's rate */
+    l= d.step(target, target, true, true, 5000, 50000);
+    EXPECT_TRUE(d.c.in_force()) << target;
+    EXPECT_LE(d.c.integral(), rate) << target;
+    EXPECT_NEAR(rate + d.c.integral(), double(l), 1) << target;
+    if (target < UINT64_MAX)
+    {
+      /* over it: less than purge's rate, at least the floor */
+      l= d.step(2 * target, target, true, true, 5000, 50000);
+      EXPECT_TRUE(d.c.in_force()) << target;
+      EXPECT_LT(double(l), rate) << target;
+      EXPECT_GE(double(l), adaptive_controller::MIN_SHARE * rate - 1)
+        << target;
+      EXPECT_GT(d.c.error(), 0) << target;
+      EXPECT_EQ(int64_t(target), d.c.error()) << target;
+    }
+    else
+    {
+      /* the largest history: x - T = 0 */
+      EXPECT_EQ(0, d.c.error());
+    }
   }
+  /* error() saturates */
+  driver d;
+  d.step(UINT64_MAX, 1);
+  EXPECT_EQ(INT64_MAX, d.c.error());
+  d.step(0, UINT64_MAX);
+  EXPECT_EQ(INT64_MIN, d.c.error());
 }
 
-TEST(AdaptiveThrottle, TheCapIsHeldWhileAllWaitersWouldOvershoot)
+/* The proportional law around the target, with a steady purge rate of
+1,000/s: over purge's rate under the target, under it over the target,
+tighter the further over. */
+TEST(AdaptiveThrottle, PacesAroundTheTarget)
 {
-  adaptive_controller c;
-  const uint64_t target= 10000, STEP= adaptive_controller::RELEASE_STEP;
-  uint64_t now= 1000000;
-  EXPECT_EQ(64u, c.ease_out(now, c.truncation_cap(0, 12000, 0, target, 64),
-                            true, true));
-  EXPECT_EQ(0u, c.truncation_cap(0, 7000, 0, target, 64));
-  EXPECT_EQ(128u, c.ease_out(now + STEP, 0, true, true));
-  EXPECT_EQ(256u, c.ease_out(now + 2 * STEP, 0, true, true));
-  EXPECT_EQ(512u, c.ease_out(now + 3 * STEP, 0, true, true));
-  /* held at half of RELEASE_END while letting all in would overshoot */
-  EXPECT_EQ(512u, c.ease_out(now + 4 * STEP, 0, true, true));
-  EXPECT_EQ(512u, c.ease_out(now + 40 * STEP, 0, true, true));
-  EXPECT_TRUE(c.capping());
-  /* lifted at the next step once it would not */
-  EXPECT_EQ(512u, c.ease_out(now + 41 * STEP - 1, 0, true, false));
-  EXPECT_EQ(0u, c.ease_out(now + 41 * STEP, 0, true, false));
-  EXPECT_FALSE(c.capping());
-  /* a cap eased from over half of RELEASE_END is held at half of it */
-  EXPECT_EQ(600u, c.ease_out(now + 50 * STEP, 600, true, true));
-  EXPECT_EQ(512u, c.ease_out(now + 51 * STEP, 0, true, true));
-  /* nobody waits: lifted at once, held or not */
-  EXPECT_EQ(0u, c.ease_out(now + 51 * STEP + 1, 0, false, true));
-  EXPECT_FALSE(c.capping());
-  /* held while letting every waiter in would take the history, those
-  inside and the waiters over three quarters of the target */
-  EXPECT_FALSE(adaptive_controller::hold(2000, 500, 500, target));
-  EXPECT_TRUE(adaptive_controller::hold(6500, 500, 501, target));
-  EXPECT_FALSE(adaptive_controller::hold(6500, 500, 500, target));
-  EXPECT_TRUE(adaptive_controller::hold(2000, 500, 5001, target, true));
-  EXPECT_FALSE(adaptive_controller::hold(2000, 500, 5000, target, true));
-  /* or while more than 512 wait, whatever the history */
-  EXPECT_TRUE(adaptive_controller::hold(0, 0, 513, target));
-  EXPECT_FALSE(adaptive_controller::hold(0, 0, 512, target));
-  /* in a thread pool, unless the history is near empty */
-  EXPECT_TRUE(adaptive_controller::hold(2500, 0, 513, target, true));
-  EXPECT_FALSE(adaptive_controller::hold(2499, 0, 513, target, true));
-  EXPECT_FALSE(adaptive_controller::hold(2500, 0, 512, target, true));
-  EXPECT_TRUE(adaptive_controller::hold(2000, 500, 5001, target, true));
+  driver d;
+  auto limit_after= [&](uint64_t x)
+  { return d.step(x, 10000, true, true, 100, 100000); };
+  for (int i= 0; i < 20; i++)
+    EXPECT_EQ(0u, limit_after(5000)) << "at half the target: not paced";
+  ASSERT_NEAR(1000, d.c.purge_rate(), 1);
+  EXPECT_GT(limit_after(9000), 1000u) << "under the target: over purge's rate";
+  EXPECT_NEAR(1000, double(limit_after(10000)), 100) << "at it: purge's rate";
+  const uint64_t at_10500= limit_after(10500);
+  EXPECT_LT(at_10500, 1000u) << "over the target: under purge's rate";
+  EXPECT_LT(limit_after(11000), at_10500) << "it tightens";
+  EXPECT_GT(limit_after(5001), 1000u);
+  EXPECT_GT(limit_after(5000), 1000u)
+    << "on at half the target while connections wait: rising, not lifted";
+  EXPECT_EQ(0u, d.step(5000, 10000, false, true, 100, 100000))
+    << "off at half the target once nobody waits";
 }
 
-TEST(AdaptiveThrottle, PollsWhileOverThreeQuartersOfTheTarget)
+TEST(AdaptiveThrottle, DrainsWhileTheLawIsInForce)
 {
-  EXPECT_TRUE(adaptive_controller::keep_polling(7501, 10000));
-  EXPECT_FALSE(adaptive_controller::keep_polling(7500, 10000));
-  EXPECT_FALSE(adaptive_controller::keep_polling(1000000, 0));
-}
-
-TEST(AdaptiveThrottle, DrainsFrom95PercentOfTheTargetDownToThreeQuarters)
-{
-  adaptive_controller c;
   const unsigned wide= purge_throttle::rseg_drain::ADAPTIVE_WIDTH;
-  uint64_t t= 0;
-  auto width_after= [&](uint64_t history, uint64_t target, bool progress)
-  {
-    t+= 100000;
-    c.update(t, history, t / 10, target, progress);
-    return c.drain_width();
-  };
-  EXPECT_EQ(0u, width_after(9500, 10000, true));
-  EXPECT_EQ(wide, width_after(9501, 10000, true));
-  EXPECT_EQ(wide, width_after(7501, 10000, true));
-  EXPECT_EQ(0u, width_after(7500, 10000, true));
-  EXPECT_EQ(0u, width_after(8000, 10000, true));
+  driver d;
+  d.step(5000, 10000);
+  EXPECT_EQ(0u, d.c.drain_width());
+  /* from the first update over half the target, before any limit */
+  EXPECT_EQ(0u, d.step(20000, 10000));
+  EXPECT_EQ(wide, d.c.drain_width());
+  for (int i= 0; i < 10; i++)
+    d.step(20000, 10000);
+  ASSERT_GT(d.c.limit(), 0u);
+  EXPECT_EQ(wide, d.c.drain_width());
+  d.step(5001, 10000);
+  EXPECT_EQ(wide, d.c.drain_width());
+  d.step(5000, 10000, false);
+  EXPECT_EQ(0u, d.c.drain_width());
   /* purge blocked by a read view: a segment whose last transaction the
   view still sees looks busy to every pass, so withholding it cannot help
   and would last as long as the view; the drain stops */
-  EXPECT_EQ(wide, width_after(20000, 10000, true));
-  EXPECT_EQ(0u, width_after(20000, 10000, false));
-  /* and starts again over drain_from() once purge progresses */
-  EXPECT_EQ(wide, width_after(20000, 10000, true));
-  EXPECT_EQ(0u, width_after(20000, 0, true));
+  d.step(20000, 10000);
+  EXPECT_EQ(wide, d.c.drain_width());
+  d.step(20000, 10000, true, false);
+  EXPECT_EQ(0u, d.c.drain_width());
+  /* and starts again once purge progresses */
+  d.step(20000, 10000);
+  EXPECT_EQ(wide, d.c.drain_width());
+  d.step(20000, 0);
+  EXPECT_EQ(0u, d.c.drain_width());
+}
+
+TEST(AdaptiveThrottle, NothingIsLimitedWithAnEmptyHistory)
+{
+  driver d;
+  for (int i= 0; i < 20; i++)
+    d.step(20000, 10000);
+  ASSERT_GT(d.c.limit(), 0u);
+  ASSERT_TRUE(d.c.in_force());
+  /* the history emptied (within a measurement window) */
+  EXPECT_EQ(0u, d.step(0, 10000));
+  EXPECT_EQ(0u, d.c.limit());
+  EXPECT_FALSE(d.c.in_force());
+  EXPECT_EQ(0u, d.c.drain_width());
+  EXPECT_EQ(0, d.c.integral());
+  /* as purge_throttle_no_history() reports it */
+  for (int i= 0; i < 20; i++)
+    d.step(20000, 10000);
+  ASSERT_GT(d.c.limit(), 0u);
+  EXPECT_EQ(0u, d.c.update(0, 0, 0, 0, false));
+  EXPECT_EQ(0u, d.c.limit());
+  EXPECT_FALSE(d.c.in_force());
+  EXPECT_EQ(0u, d.c.drain_width());
+}
+
+TEST(AdaptiveThrottle, TheOutputExcludesWhatAReadViewBlocks)
+{
+  EXPECT_EQ(70u, adaptive_controller::output(100, 30));
+  EXPECT_EQ(0u, adaptive_controller::output(10, 30));
+  EXPECT_EQ(0u, adaptive_controller::output(30, 30));
+  EXPECT_EQ(100u, adaptive_controller::output(100, 0));
+  EXPECT_EQ(UINT64_MAX, adaptive_controller::output(UINT64_MAX, 0));
+  /* a history blocked but for half the target does not engage the law */
+  EXPECT_FALSE(adaptive_controller::engaged
+               (adaptive_controller::output(100000, 95000), 10000));
+}
+
+/* Undo log truncation frees 70% of what purge parses: the history drains
+slower than the purge rate that the law feeds forward.  Proportional alone
+would settle where r + e / TAU = 0.7 r, 0.3 r TAU (12,000 here) over the
+target; the integral takes up the difference. */
+TEST(AdaptiveThrottle, TheIntegralRemovesABias)
+{
+  adaptive_controller c;
+  constexpr double dt= 0.01, purge= 20000, natural= 100000, drains= 0.7;
+  const uint64_t target= 10000;
+  double x= 0, parsed= 0;
+  uint64_t l= 0;
+  std::vector<double> h;
+  for (double t= 0; t < 120; t+= dt)
+  {
+    const bool binding= l && natural > double(l);
+    l= c.update(uint64_t(t * 1e6) + 1, uint64_t(x), uint64_t(parsed), target,
+                true, binding);
+    const double rate= l ? std::min(natural, double(l)) : natural;
+    const double p= std::min(x, purge * dt);
+    parsed+= p;
+    x+= rate * dt - drains * p;
+    h.push_back(x);
+  }
+  const auto settled= tail(h, 3000);   /* the last 30 s */
+  EXPECT_LE(*std::max_element(settled.begin(), settled.end()), 1.1 * target);
+  EXPECT_GE(*std::min_element(settled.begin(), settled.end()), 0.9 * target);
+  EXPECT_LT(c.integral(), 0);
+  /* it carries the bias: -(1 - 0.7) r */
+  EXPECT_NEAR(-(1 - drains) * purge, c.integral(), 0.1 * purge);
+}
+
+TEST(AdaptiveThrottle, AntiWindup)
+{
+  /* under the target, nobody waits: a higher limit would admit nobody
+  more, the integral does not grow */
+  driver d;
+  for (int i= 0; i < 1000; i++)
+    d.step(8000, 10000, false);
+  ASSERT_TRUE(d.c.in_force());
+  EXPECT_LE(d.c.integral(), 0);
+  /* the same with connections waiting: it does */
+  driver w;
+  for (int i= 0; i < 1000; i++)
+    w.step(8000, 10000, true);
+  EXPECT_GT(w.c.integral(), 0);
+  /* bounded by purge's rate */
+  for (int i= 0; i < 200000; i++)
+    w.step(8000, 10000, true);
+  EXPECT_LE(w.c.integral(), w.c.purge_rate());
+  EXPECT_NEAR(w.c.purge_rate(), w.c.integral(), 1);
+  /* far over the target the limit is at its floor: the integral does not
+  wind down below what the actuator follows */
+  driver f;
+  for (int i= 0; i < 1000; i++)
+    f.step(1000000, 10000);
+  EXPECT_EQ(uint64_t(adaptive_controller::MIN_SHARE * f.c.purge_rate()),
+            f.c.limit());
+  EXPECT_EQ(0, f.c.integral());
+}
+
+TEST(AdaptiveThrottle, LimitAppliesOnlyWhileFreshAndPurgeRuns)
+{
+  constexpr auto stale= adaptive_controller::STALE;
+  EXPECT_TRUE(adaptive_controller::limit_applies(5000, 0, true));
+  EXPECT_TRUE(adaptive_controller::limit_applies(5000, stale - 1, true));
+  EXPECT_FALSE(adaptive_controller::limit_applies(0, 0, true));
+  /* purge disabled or paused (shutdown, FLUSH TABLES FOR EXPORT) */
+  EXPECT_FALSE(adaptive_controller::limit_applies(5000, 0, false));
+  /* the coordinator stopped updating: the limit is not backed by purge */
+  EXPECT_FALSE(adaptive_controller::limit_applies(5000, stale, true));
+  /* unless it is in the batch that followed: that may take seconds, and
+  proves that purge runs, whatever the age */
+  EXPECT_TRUE(adaptive_controller::limit_applies(5000, stale, true, true));
+  EXPECT_TRUE(adaptive_controller::limit_applies(5000, 100 * stale, true,
+                                                 true));
+  EXPECT_TRUE(adaptive_controller::limit_applies(5000, UINT64_MAX, true,
+                                                 true));
+  EXPECT_FALSE(adaptive_controller::limit_applies(5000, 0, false, true));
+  EXPECT_FALSE(adaptive_controller::limit_applies(0, 0, true, true));
 }
 
 namespace
 {
 constexpr uint64_t ms= 1000000;  /* nanoseconds */
+/* a commit rate limit at which tokens do not bind (a bucket of 5,000) */
+constexpr uint64_t FAST= 100000;
 
-/* A gate sized for 10 threads: 1000 commits/s at 10 ms per transaction */
-void size_for_ten(admission_gate &g, uint64_t &now)
+/* A gate whose window starts at 10: sqrt of 100 transactions inside */
+void size_for_ten(admission_gate &g, uint64_t now)
 {
-  EXPECT_EQ(unsigned{admission_gate::MAX_SLOTS}, g.resize(now, 1000))
-    << "nothing measured yet: everyone is let in";
-  admission_gate::ticket t[10];
-  for (auto &x : t)
-    ASSERT_TRUE(g.enter(now, x));
-  now+= 10 * ms;
-  for (auto &x : t)
-    EXPECT_TRUE(g.leave(now, x));
-  now+= admission_gate::WINDOW;
-  ASSERT_EQ(10u, g.resize(now, 1000));
+  ASSERT_EQ(10u, g.resize(now, FAST, 100));
 }
 } // namespace
 
-TEST(AdaptiveThrottle, CapsConnectionsWhileMostOfTheHistoryWaitsForTruncation)
-{
-  adaptive_controller c;
-  const uint64_t target= 10000;
-  /* over the target, but purge is behind on most of it: the rate limit's
-  case, no cap */
-  EXPECT_EQ(0u, c.truncation_cap(0, 12000, 8000, target, 64));
-  /* not over the target yet */
-  EXPECT_EQ(0u, c.truncation_cap(0, 10000, 0, target, 64));
-  /* over it, and more than half the target is processed history */
-  EXPECT_EQ(64u, c.truncation_cap(0, 12000, 1000, target, 64));
-  /* on until the history is down to three quarters of the target, whatever
-  its split; at the segments that new transactions can take */
-  EXPECT_EQ(96u, c.truncation_cap(0, 7501, 7000, target, 96));
-  EXPECT_EQ(0u, c.truncation_cap(0, 7500, 0, target, 64));
-  EXPECT_EQ(0u, c.truncation_cap(0, 9000, 0, target, 64));
-  /* never without a target, never below MIN_CAP */
-  EXPECT_EQ(0u, c.truncation_cap(0, 1000000, 0, 0, 64));
-  EXPECT_EQ(unsigned(adaptive_controller::MIN_CAP),
-            c.truncation_cap(0, 20000, 0, target, 0));
-  /* the target switched off ends it */
-  EXPECT_EQ(0u, c.truncation_cap(0, 20000, 0, 0, 64));
-  EXPECT_EQ(0u, c.truncation_cap(0, 9000, 0, target, 64));
-}
-
-TEST(AdaptiveThrottle, TheCapAimsItsPeakAtTheTarget)
-{
-  adaptive_controller c;
-  const uint64_t target= 10000;
-  /** one episode: on over `from`, up to `peak`, then down until off */
-  auto episode= [&](uint64_t from, uint64_t peak, uint64_t t= 10000)
-  {
-    EXPECT_EQ(0u, c.truncation_cap(0, from, 0, t, 64));
-    EXPECT_EQ(64u, c.truncation_cap(0, from + 1, 0, t, 64));
-    EXPECT_EQ(64u, c.truncation_cap(0, peak, 0, t, 64));
-    /* off t / 4 under where it came on, or at half of that */
-    const uint64_t off= from - std::min(t / 4, from / 2);
-    EXPECT_EQ(off, adaptive_controller::cap_off(from, t));
-    EXPECT_EQ(64u, c.truncation_cap(0, off + 1, 0, t, 64));
-    EXPECT_EQ(0u, c.truncation_cap(0, off, 0, t, 64));
-  };
-  /* none before the first call: it starts from the target */
-  EXPECT_EQ(0u, c.cap_from());
-  EXPECT_EQ(0u, c.truncation_cap(0, 0, 0, target, 64));
-  EXPECT_EQ(target, c.cap_from());
-  /* the history overshot by 4000: come on 2000 earlier */
-  episode(10000, 14000);
-  EXPECT_EQ(8000u, c.cap_from());
-  /* on under drain_from(): the cap drains too */
-  EXPECT_EQ(0u, c.drain_width());
-  EXPECT_EQ(64u, c.truncation_cap(0, 8001, 0, target, 64));
-  EXPECT_EQ(unsigned(purge_throttle::rseg_drain::ADAPTIVE_WIDTH), c.drain_width());
-  EXPECT_EQ(0u, c.truncation_cap(0, 8000 - target / 4, 0, target, 64));
-  EXPECT_EQ(0u, c.drain_width());
-  /* that episode peaked at 8001 */
-  EXPECT_EQ(8999u, c.cap_from());
-  episode(8999, 12999);
-  EXPECT_EQ(7500u, c.cap_from());
-  /* a peak under the target: come on later again, never over the target */
-  episode(7500, 9000);
-  EXPECT_EQ(8000u, c.cap_from());
-  episode(8000, 6000 + target);
-  EXPECT_EQ(5000u, c.cap_from());
-  /* never under a quarter of the target; under half of it, on down to
-  half of where it came on */
-  episode(c.cap_from(), 100000);
-  EXPECT_EQ(target / 4, c.cap_from());
-  episode(target / 4, 9000);
-  EXPECT_EQ(target / 4 + 500, c.cap_from());
-  EXPECT_EQ(1500u, adaptive_controller::cap_off(3000, target));
-  /* it still needs half of where it comes on processed */
-  EXPECT_EQ(0u, c.truncation_cap(0, 8000, 8000 - 1500, target, 64));
-  EXPECT_EQ(64u, c.truncation_cap(0, 8000, 8000 - 1501, target, 64));
-  EXPECT_EQ(64u, c.truncation_cap(0, 1501, 0, target, 64));
-  EXPECT_EQ(0u, c.truncation_cap(0, 1500, 0, target, 64));
-  /* a new target starts from the target */
-  EXPECT_EQ(0u, c.truncation_cap(0, 1000, 0, 20000, 64));
-  EXPECT_EQ(20000u, c.cap_from());
-  episode(20000, 20000 + 1, 20000);
-  EXPECT_EQ(20000u, c.cap_from());
-}
-
-TEST(AdaptiveThrottle, TheCapAimsTheHistorys95thPercentileAtTheTarget)
-{
-  adaptive_controller c;
-  const uint64_t target= 10000, ms= 1000;
-  uint64_t now= 1000 * ms;
-  /** the history is `history` from now on for `dt` */
-  auto feed= [&](uint64_t history, uint64_t dt)
-  {
-    const unsigned cap= c.truncation_cap(now, history, 0, target, 64);
-    now+= dt;
-    return cap;
-  };
-  /** the history rises by `step` every 10 ms from `from` up to `to` */
-  auto ramp= [&](uint64_t from, uint64_t to, uint64_t step)
-  {
-    for (uint64_t h= from; h <= to; h+= step)
-      feed(h, 10 * ms);
-  };
-  EXPECT_EQ(0u, feed(0, 0));
-  EXPECT_EQ(target, c.cap_from());
-  EXPECT_EQ(0u, adaptive_controller::cycle_bin(target / 32 - 1, target));
-  EXPECT_EQ(32u, adaptive_controller::cycle_bin(target, target));
-  EXPECT_EQ(adaptive_controller::CYCLE_BINS - 1,
-            adaptive_controller::cycle_bin(2 * target, target));
-  /* a saw-tooth up to 12000: over 11406 (the middle of its bin) for 5% of
-  the time.  Aiming the peak would come on at 9000. */
-  ramp(0, 12000, 100);
-  EXPECT_EQ(64u, feed(12000, 0));
-  EXPECT_EQ(0u, feed(0, 10 * ms));
-  EXPECT_EQ(10000u - (11406u - 10000u) / 2, c.cap_from());
-  /* a long stretch at 6000, and a brief spike to 12000: the spike is not
-  the 95th percentile, so the threshold goes back up to the target.
-  Aiming the peak would lower it to 8297. */
-  feed(6000, 10000 * ms);
-  ramp(6000, 12000, 1000);
-  EXPECT_EQ(0u, feed(0, 10 * ms));
-  EXPECT_EQ(target, c.cap_from());
-  /* most of the cycle at 13000, inside the episode */
-  feed(13000, 5000 * ms);
-  EXPECT_EQ(0u, feed(0, 10 * ms));
-  EXPECT_EQ(10000u - (12968u - 10000u) / 2, c.cap_from());
-  /* over twice the target the histogram tells no more: the peak */
-  feed(30000, 5000 * ms);
-  feed(31000, 5000 * ms);
-  EXPECT_EQ(0u, feed(0, 10 * ms));
-  EXPECT_EQ(target / 4, c.cap_from());
-  /* a new target starts afresh */
-  EXPECT_EQ(0u, c.truncation_cap(now, 0, 0, 2 * target, 64));
-  EXPECT_EQ(2 * target, c.cap_from());
-}
-
-TEST(AdaptiveThrottle, TheCapIsEasedOut)
-{
-  adaptive_controller c;
-  const uint64_t target= 10000, STEP= adaptive_controller::RELEASE_STEP;
-  uint64_t now= 1000000;
-  EXPECT_EQ(0u, c.ease_out(now, 0, true));
-  EXPECT_FALSE(c.capping());
-  EXPECT_EQ(64u, c.ease_out(now, c.truncation_cap(0, 12000, 0, target, 64),
-                            true));
-  EXPECT_TRUE(c.capping());
-  /* the episode ends: the last cap stays for a step, then doubles; the
-  coordinator keeps looking until it is lifted */
-  EXPECT_EQ(64u, c.ease_out(now + 1, c.truncation_cap(0, 7000, 0, target, 64),
-                            true));
-  EXPECT_TRUE(c.capping());
-  EXPECT_EQ(64u, c.ease_out(now + STEP - 1, 0, true));
-  EXPECT_EQ(128u, c.ease_out(now + STEP, 0, true));
-  EXPECT_EQ(128u, c.ease_out(now + 2 * STEP - 1, 0, true));
-  EXPECT_EQ(256u, c.ease_out(now + 2 * STEP, 0, true));
-  EXPECT_EQ(512u, c.ease_out(now + 3 * STEP, 0, true));
-  EXPECT_TRUE(c.capping());
-  /* lifted once it would reach RELEASE_END */
-  EXPECT_EQ(0u, c.ease_out(now + 4 * STEP, 0, true));
-  EXPECT_FALSE(c.capping());
-  EXPECT_EQ(0u, c.ease_out(now + 9 * STEP, 0, true));
-  /* a new episode takes over while easing */
-  now+= 10 * STEP;
-  EXPECT_EQ(96u, c.ease_out(now, 96, true));
-  EXPECT_EQ(96u, c.ease_out(now + STEP - 1, 0, true));
-  EXPECT_EQ(192u, c.ease_out(now + STEP, 0, true));
-  EXPECT_EQ(40u, c.ease_out(now + STEP + 1, 40, true));
-  /* nothing to ease (no target: the switch OFF or innodb_max_purge_lag=0):
-  lifted at once */
-  EXPECT_EQ(0u, c.ease_out(now + 3 * STEP, 0, false));
-  EXPECT_EQ(0u, c.ease_out(now + 4 * STEP, 0, true));
-  /* nobody waits: lifted at once, and stays lifted */
-  EXPECT_EQ(64u, c.ease_out(now + 5 * STEP, 64, true));
-  EXPECT_EQ(64u, c.ease_out(now + 5 * STEP + 1, 0, true));
-  EXPECT_EQ(0u, c.ease_out(now + 5 * STEP + 2, 0, false));
-  EXPECT_FALSE(c.capping());
-  EXPECT_EQ(0u, c.ease_out(now + 7 * STEP, 0, true));
-  /* the history emptied during an episode (purge_throttle_no_history()):
-  the episode ends with nothing to ease */
-  EXPECT_NE(0u, c.ease_out(now + 8 * STEP,
-                           c.truncation_cap(0, 12000, 0, target, 64), true));
-  EXPECT_EQ(0u, c.ease_out(now + 8 * STEP, c.truncation_cap(0, 0, 0, target, 0),
-                           false));
-  EXPECT_FALSE(c.capping());
-  EXPECT_EQ(0u, c.ease_out(now + 9 * STEP, 0, true));
-}
-
-TEST(AdmissionGate, ACapBoundsTheRatesConcurrency)
-{
-  admission_gate g;
-  /* a cap without a rate: exactly the cap; one as large as the slots is
-  none */
-  EXPECT_EQ(5u, g.resize(1, 0, 5));
-  EXPECT_EQ(0u, g.resize(2, 0, admission_gate::MAX_SLOTS));
-  EXPECT_EQ(0u, g.resize(3, 0, 0));
-  /* a rate before any holding time is measured lets everyone in, but not
-  past the cap */
-  EXPECT_EQ(7u, g.resize(4, 1000, 7));
-  EXPECT_EQ(unsigned(admission_gate::MAX_SLOTS), g.resize(5, 1000, 0));
-}
-
-TEST(AdmissionGate, LetsInAsManyAsTheRateNeeds)
+TEST(AdmissionGate, LetsInAsManyAsTheWindowAllows)
 {
   admission_gate g;
   uint64_t now= 1000 * ms;
@@ -558,41 +484,32 @@ TEST(AdmissionGate, NoLimitNoWait)
   admission_gate::ticket t;
   EXPECT_TRUE(g.enter(1000 * ms, t));
   EXPECT_EQ(0u, t.since) << "no limit: no ticket to give back";
+  EXPECT_EQ(0u, g.token_wait(1000 * ms));
   uint64_t now= 1000 * ms;
   size_for_ten(g, now);
   EXPECT_EQ(0u, g.resize(now, 0));
   for (int i= 0; i < 100; i++)
+  {
     EXPECT_TRUE(g.enter(now, t));
+    EXPECT_EQ(0u, t.since);
+  }
+  EXPECT_EQ(0u, g.token_wait(now));
 }
 
-TEST(AdmissionGate, ALimitThatReturnsStartsFromTheLastHoldingTime)
+TEST(AdmissionGate, ALimitThatReturnsResumesItsWindow)
 {
   admission_gate g;
   uint64_t now= 1000 * ms;
   size_for_ten(g, now);
   EXPECT_EQ(0u, g.resize(now, 0)) << "the limit is lifted";
   now+= 1000 * ms;
-  EXPECT_EQ(20u, g.resize(now, 2000))
-    << "back in force at twice the rate: 10 ms per transaction as measured"
-       " last, not everyone let in for a window";
-  admission_gate::ticket t[21];
-  for (int i= 0; i < 20; i++)
+  EXPECT_EQ(10u, g.resize(now, FAST, 10000))
+    << "back in force: from where the last episode left it, not from the"
+       " square root of those inside";
+  admission_gate::ticket t[11];
+  for (int i= 0; i < 10; i++)
     EXPECT_TRUE(g.enter(now, t[i]));
-  EXPECT_FALSE(g.enter(now, t[20]));
-  now+= 20 * ms;
-  for (int i= 0; i < 20; i++)
-    EXPECT_TRUE(g.leave(now, t[i]));
-  now+= admission_gate::WINDOW;
-  EXPECT_EQ(40u, g.resize(now, 2000)) << "and measured again: 20 ms";
-}
-
-TEST(AdmissionGate, LittlesLaw)
-{
-  EXPECT_EQ(16u, admission_gate::concurrency_for(4000, 0.004));
-  EXPECT_EQ(unsigned{admission_gate::MIN_CONCURRENCY},
-            admission_gate::concurrency_for(1, 0.001)) << "never a full stop";
-  EXPECT_EQ(unsigned{admission_gate::MAX_SLOTS},
-            admission_gate::concurrency_for(1000000000, 1));
+  EXPECT_FALSE(g.enter(now, t[10]));
 }
 
 TEST(AdmissionGate, ExpiredTicketsFreeTheirSlots)
@@ -622,14 +539,142 @@ TEST(AdmissionGate, MeasuresOverAWindow)
   admission_gate g;
   uint64_t now= 1000 * ms;
   size_for_ten(g, now);
-  admission_gate::ticket t;
-  EXPECT_TRUE(g.enter(now, t));
-  EXPECT_TRUE(g.leave(now + 40 * ms, t));
-  EXPECT_EQ(10u, g.resize(now + 40 * ms, 1000)) << "shorter than WINDOW";
-  /* 40 ms per transaction at 1000/s: 40 threads */
-  EXPECT_EQ(40u, g.resize(now + admission_gate::WINDOW, 1000));
-  EXPECT_EQ(40u, g.resize(now + 3 * admission_gate::WINDOW, 1000))
+  /* the window is full: a connection found no slot */
+  admission_gate::ticket t[11];
+  for (auto &x : t)
+    g.enter(now, x);
+  ASSERT_EQ(10u, g.running());
+  for (auto &x : t)
+    g.leave(now + 10 * ms, x);
+  EXPECT_EQ(10u, g.resize(now + 10 * ms, FAST)) << "shorter than WINDOW";
+  /* a full window at a constant holding time: slow start doubles it */
+  EXPECT_EQ(20u, g.resize(now + admission_gate::WINDOW, FAST));
+  EXPECT_EQ(20u, g.resize(now + 3 * admission_gate::WINDOW, FAST))
     << "nothing given back since: kept";
+  /* a window that was never full tells nothing: kept */
+  now+= 3 * admission_gate::WINDOW;
+  admission_gate::ticket u;
+  ASSERT_TRUE(g.enter(now, u));
+  g.leave(now + 10 * ms, u);
+  EXPECT_EQ(20u, g.resize(now + admission_gate::WINDOW, FAST));
+}
+
+TEST(AdmissionGate, TokensPaceASingleConnection)
+{
+  /* one connection that would commit 1,000 a second, at a limit of 100/s:
+  a concurrency limit cannot bind, the tokens do */
+  admission_gate g;
+  const uint64_t start= 1000 * ms, rate= 100;
+  ASSERT_EQ(1u, g.resize(start, rate, 1));
+  /* a bucket WINDOW deep */
+  const double depth= std::max(1.0, double(rate) *
+                               double(admission_gate::WINDOW) * 1e-9);
+  admission_gate::ticket t;
+  unsigned admitted= 0;
+  for (uint64_t now= start; now <= start + 1000 * ms; now+= ms)
+  {
+    g.leave(now, t);
+    if (g.enter(now, t))
+    {
+      ASSERT_NE(0u, t.since);
+      admitted++;
+    }
+    else
+      ASSERT_GT(g.token_wait(now), 0u);
+  }
+  EXPECT_LE(double(admitted), double(rate) + depth + 1);
+  EXPECT_GE(double(admitted), double(rate)) << "and not fewer";
+  /* the time to wait for the next token is within one token's time */
+  g.leave(start + 1001 * ms, t);
+  while (g.enter(start + 1001 * ms, t))
+    g.leave(start + 1001 * ms, t);
+  const uint64_t wait= g.token_wait(start + 1001 * ms);
+  EXPECT_GT(wait, 0u);
+  EXPECT_LE(wait, 1000000000 / rate + 1);
+  EXPECT_TRUE(g.enter(start + 1001 * ms + wait, t));
+}
+
+TEST(AdmissionGate, TheWindowShrinksWhenTransactionsQueue)
+{
+  purge_throttle::concurrency_window w;
+  const double dt= double(adaptive_controller::WINDOW) * 1e-6, hold= 0.01;
+  w.start(100);
+  ASSERT_EQ(10.0, w.size());
+  for (int i= 0; i < 20; i++)
+    w.update(dt, hold, false);
+  const double before= w.size();
+  /* the holding time rises 4x: transactions queue on each other */
+  for (int i= 0; i < 200; i++)
+    w.update(dt, 4 * hold, true);
+  EXPECT_LT(w.size(), before);
+  /* it settles where W (1 - H0 / H) = sqrt(W): about sqrt(W) queue */
+  const double settled= 1 / ((1 - 0.25) * (1 - 0.25));
+  EXPECT_NEAR(settled, w.size(), 0.5 * settled);
+  EXPECT_GE(w.size(), 1);
+  EXPECT_NEAR(4 * hold, w.hold(), 0.01 * hold);
+}
+
+TEST(AdmissionGate, TheWindowGrowsWhileFullAndUncontended)
+{
+  const double dt= double(adaptive_controller::WINDOW) * 1e-6, hold= 0.01;
+  purge_throttle::concurrency_window full, idle;
+  full.start(100);
+  idle.start(100);
+  for (int i= 0; i < 10; i++)
+  {
+    const double was= full.size();
+    full.update(dt, hold, true);
+    EXPECT_GT(full.size(), was) << i;
+    idle.update(dt, hold, false);
+    EXPECT_EQ(10.0, idle.size()) << i;
+  }
+  /* slow start: it doubled each window */
+  EXPECT_EQ(10.0 * 1024, full.size());
+  /* a later episode resumes where the last one left it */
+  idle.start(1000000);
+  EXPECT_EQ(10.0, idle.size());
+}
+
+TEST(AdmissionGate, TicketsBeyondTheTableAreCounted)
+{
+  constexpr unsigned N= admission_gate::MAX_SLOTS + 5;
+  admission_gate g;
+  g.track();
+  std::vector<admission_gate::ticket> t(N);
+  const uint64_t now= 1000 * ms;
+  for (auto &x : t)
+    ASSERT_TRUE(g.enter(now, x));
+  EXPECT_EQ(N, g.running());
+  for (unsigned i= admission_gate::MAX_SLOTS; i < N; i++)
+  {
+    EXPECT_EQ(unsigned{admission_gate::MAX_SLOTS}, t[i].slot);
+    EXPECT_NE(0u, t[i].since);
+  }
+  /* given back, however late: they never expire */
+  for (auto &x : t)
+    EXPECT_TRUE(g.leave(now + 10 * admission_gate::LEASE, x));
+  EXPECT_EQ(0u, g.running());
+  /* and once only */
+  EXPECT_FALSE(g.leave(now, t[N - 1]));
+  EXPECT_EQ(0u, g.running());
+
+  /* under a limit as large: the tracked tickets expire, the counted ones
+  stay out until given back */
+  admission_gate h;
+  ASSERT_EQ(N, h.resize(now, 1000000000, uint64_t{N} * N));
+  for (auto &x : t)
+    ASSERT_TRUE(h.enter(now, x));
+  EXPECT_EQ(N, h.running());
+  admission_gate::ticket late;
+  EXPECT_TRUE(h.enter(now + 2 * admission_gate::LEASE, late));
+  EXPECT_EQ(6u, h.running()) << "the 5 counted ones and the late one";
+  for (unsigned i= 0; i < admission_gate::MAX_SLOTS; i++)
+    EXPECT_FALSE(h.leave(now + 2 * admission_gate::LEASE, t[i])) << i;
+  for (unsigned i= admission_gate::MAX_SLOTS; i < N; i++)
+    EXPECT_TRUE(h.leave(now + 2 * admission_gate::LEASE, t[i])) << i;
+  EXPECT_EQ(1u, h.running());
+  EXPECT_TRUE(h.leave(now + 2 * admission_gate::LEASE, late));
+  EXPECT_EQ(0u, h.running());
 }
 
 /* 256 threads that would commit 100k transactions/s unthrottled against a purge
@@ -702,25 +747,6 @@ TEST(AdaptiveThrottle, StableAcrossAHundredfoldRangeOfRates)
     EXPECT_GE(mean(tail(r.rate, 3000)), 0.95 * purge) << "scale " << scale;
     EXPECT_LE(r.max_history, overshoot_bound(w, target)) << "scale " << scale;
   }
-}
-
-TEST(AdaptiveThrottle, LimitAppliesOnlyWhileFreshAndPurgeRuns)
-{
-  constexpr auto stale= adaptive_controller::STALE;
-  EXPECT_TRUE(adaptive_controller::limit_applies(5000, 0, true));
-  EXPECT_TRUE(adaptive_controller::limit_applies(5000, stale - 1, true));
-  EXPECT_FALSE(adaptive_controller::limit_applies(0, 0, true));
-  /* purge disabled or paused (shutdown, FLUSH TABLES FOR EXPORT) */
-  EXPECT_FALSE(adaptive_controller::limit_applies(5000, 0, false));
-  /* the coordinator stopped updating: the limit is not backed by purge */
-  EXPECT_FALSE(adaptive_controller::limit_applies(5000, stale, true));
-  /* unless it is in the batch that followed: that may take seconds */
-  constexpr auto in_batch= adaptive_controller::STALE_IN_BATCH;
-  EXPECT_TRUE(adaptive_controller::limit_applies(5000, stale, true, true));
-  EXPECT_TRUE(adaptive_controller::limit_applies(5000, in_batch - 1, true,
-                                                 true));
-  EXPECT_FALSE(adaptive_controller::limit_applies(5000, in_batch, true, true));
-  EXPECT_FALSE(adaptive_controller::limit_applies(5000, 0, false, true));
 }
 
 /* On 2 cores purge and DML share the CPUs: unthrottled DML leaves purge a
@@ -824,10 +850,12 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
   int running= threads;
   auto ns= [](double t) { return uint64_t(t * 1e9) + 1; };
   /* first come first served, as srv0purgelab.cc lets them in */
+  double admitted_at= 0;
   auto admit_waiters= [&](double t)
   {
     while (!queue.empty() && gate.enter(ns(t), ticket[queue.front()]))
     {
+      admitted_at= t;
       queued_at[queue.front()]= -1;
       work[queue.front()]= trx_work(rng);
       queue.pop_front();
@@ -842,7 +870,10 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
     {
       if (queued_at[i] >= 0)
       {
-        if (t - queued_at[i] < 1e-9 * admission_gate::MAX_WAIT)
+        /* gate::give_up_at(): MAX_WAIT after it queued or after the gate
+        last let someone in, whichever is later */
+        if (t - std::max(queued_at[i], admitted_at) <
+            1e-9 * admission_gate::MAX_WAIT)
           continue;
         queue.erase(std::find(queue.begin(), queue.end(), i));
         queued_at[i]= -1;                  /* waited long enough: go on */
@@ -860,8 +891,16 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
         queued_at[i]= t;
       }
       else
+      {
+        if (c.limit())
+          admitted_at= t;
         work[i]= trx_work(rng);
+      }
     }
+    /* the first waiter polls once token_wait() has passed: the commit rate
+    lets it in as time passes, not only when someone leaves */
+    if (!queue.empty() && !gate.token_wait(ns(t)))
+      admit_waiters(t);
     running= threads - int(queue.size());
     commits+= committed;
     history+= committed;
@@ -874,8 +913,12 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
     {
       batch= batch_left= std::min(commits - parsed, batch_trx(rng));
       parsed+= batch;
-      gate.resize(ns(t), c.update(uint64_t(t * 1e6) + 1, uint64_t(history),
-                                  uint64_t(parsed), target, true));
+      gate.resize(ns(t), c.update(uint64_t(t * 1e6) + 1,
+                                  adaptive_controller::output
+                                  (uint64_t(history), 0),
+                                  uint64_t(parsed), target, true,
+                                  !queue.empty()),
+                  uint64_t(threads - int(queue.size())));
       admit_waiters(t);
     }
     if (step % 500 == 0)
@@ -908,18 +951,29 @@ TEST(AdaptiveThrottle, SmoothOnASaturatedServer)
   const saturated_result r= simulate_saturated(target, 90);
   const auto commits= tail(r.commits, 600);   /* the last 60 s */
   const double m= mean(commits);
-  EXPECT_GE(*std::min_element(commits.begin(), commits.end()), 0.25 * m)
-    << "no stop: every 0.1 s commits at least a quarter of the mean";
+  /* no stop: every 0.1 s commits at least the law's floor (MIN_SHARE of
+  purge's rate, at least 1,600/s here), and at most one 0.1 s in a hundred
+  less than a quarter of the mean (the law cuts the rate to its floor for
+  a moment where the history peaks over the target before a truncation
+  step: one such 0.1 s at 0.12 of the mean in this run) */
+  EXPECT_GE(*std::min_element(commits.begin(), commits.end()),
+            0.1 * adaptive_controller::MIN_SHARE * 1600);
+  EXPECT_LE(std::count_if(commits.begin(), commits.end(),
+                          [&](double c) { return c < 0.25 * m; }),
+            long(commits.size() / 100)) << "no stop and go";
   /* purge at full DML rate parses 1,600/s, alone 16,000/s; they balance
   near 4,150/s (= 16000 * (1 - 0.9 * x / 5000)) */
   const double balance= 16000 / (1 + 0.9 * 16000 / 5000);
   EXPECT_GE(m * 10, 0.95 * balance);
   /* the history falls every 0.5 s by what purge parsed in between */
   EXPECT_LE(pct(tail(r.history, 600), 95), 1.1 * target + 0.5 * balance);
-  /* the gate holds the rate by admitting fewer threads than the server's
-  saturation point (max_tps * trx_s = 20), not 256 */
+  /* the gate holds the rate with a window near the server's saturation
+  point (max_tps * trx_s = 20), not 256: past it a transaction takes n / 20
+  times as long, so the window W * 20 / n + sqrt(W) settles where
+  n - 20 = sqrt(n), about 25 (concurrency_window) */
   const auto k= tail(r.concurrency, 600);
   std::vector<double> kd(k.begin(), k.end());
-  EXPECT_LE(pct(kd, 95), 20);
+  EXPECT_LE(pct(kd, 50), 30);
+  EXPECT_LE(pct(kd, 95), 2 * 20) << "not far past the saturation point";
   EXPECT_GE(pct(kd, 5), 5) << "and not by stopping nearly all of them";
 }

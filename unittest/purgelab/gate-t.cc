@@ -36,25 +36,19 @@ struct recorder
   void operator()(gate_waiter &w) const { log->push_back(&w); }
 };
 
-/** A gate with a limit in force that admits exactly n connections: the
-holding time is measured first (one ticket held 10 ms), then the limit is
-chosen so that rate * hold = n. */
-void limit_to(gate &g, uint64_t &now, unsigned n,
+/** a commit rate limit at which the tokens do not bind (a bucket of 50,000
+admissions) */
+constexpr uint64_t FAST= 1000000;
+
+/** A gate with a limit in force that admits exactly n connections at once:
+the concurrency window starts at the square root of the transactions
+inside, and the rate is high enough that tokens do not bind. */
+void limit_to(gate &g, uint64_t now, unsigned n,
               std::vector<const gate_waiter*> &log)
 {
-  g.publish(now, 1000, recorder{&log});   /* no holding time yet: all in */
-  admission_gate::ticket t;
-  ASSERT_TRUE(g.try_enter(now, t));
-  ASSERT_NE(0u, t.since);
-  now+= 10 * MS;
-  g.leave(now, t, recorder{&log});
-  now+= admission_gate::WINDOW;
-  /* 10 ms per transaction: n threads commit 100 * n a second */
-  g.publish(now, 100 * n, recorder{&log});
-  /* unsigned(): no ODR-use of the constant, which C++11 would need
-  defined out of class */
-  ASSERT_EQ(std::max(unsigned(admission_gate::MIN_CONCURRENCY), n),
-            g.concurrency());
+  g.publish(now, FAST, uint64_t{n} * n, recorder{&log});
+  ASSERT_EQ(n, g.concurrency());
+  ASSERT_TRUE(g.in_force(now, true));
 }
 }
 
@@ -227,7 +221,7 @@ TEST(Gate, ExpiredTicketsLetWaitersIn)
   gate_waiter wc(c);
   g.enqueue(wc);
   now+= admission_gate::LEASE + 2 * MS;     /* a and b went idle */
-  g.publish(now, 200, recorder{&log});
+  g.publish(now, FAST, recorder{&log});
   EXPECT_TRUE(wc.admitted);
   EXPECT_NE(0u, c.since);
   /* an expired ticket given back late frees nothing */
@@ -239,26 +233,30 @@ TEST(Gate, PublishedLimitGoesStale)
 {
   gate g;
   std::vector<const gate_waiter*> log;
-  const uint64_t t0= 1000 * MS;
+  const uint64_t t0= 1000 * MS, STALE= adaptive_controller::STALE * 1000;
   g.publish(t0, 500, recorder{&log});
   EXPECT_EQ(500u, g.limit_in_force(t0, true));
-  EXPECT_EQ(500u, g.limit_in_force(t0 + gate::STALE - 1000, true));
-  EXPECT_EQ(0u, g.limit_in_force(t0 + gate::STALE, true));
+  EXPECT_TRUE(g.in_force(t0, true));
+  EXPECT_EQ(500u, g.limit_in_force(t0 + STALE - 1000, true));
+  EXPECT_EQ(0u, g.limit_in_force(t0 + STALE, true));
+  EXPECT_FALSE(g.in_force(t0 + STALE, true));
   /* purge disabled or paused: no limit applies */
   EXPECT_EQ(0u, g.limit_in_force(t0, false));
+  EXPECT_FALSE(g.in_force(t0, false));
   /* a clock read before the publication is not negative age */
   EXPECT_EQ(500u, g.limit_in_force(t0 - MS, true));
-  /* while the batch that followed runs, a limit and a cap last longer */
-  g.publish(t0, 500, 64, recorder{&log});
+  /* while the batch that followed runs, the limit applies whatever its
+  age */
   g.batch(true);
-  const uint64_t in_batch= adaptive_controller::STALE_IN_BATCH * 1000;
-  EXPECT_EQ(500u, g.limit_in_force(t0 + gate::STALE, true));
-  EXPECT_EQ(64u, g.cap_in_force(t0 + in_batch - 1000, true));
-  EXPECT_EQ(0u, g.cap_in_force(t0 + in_batch, true));
+  EXPECT_EQ(500u, g.limit_in_force(t0 + STALE, true));
+  EXPECT_EQ(500u, g.limit_in_force(t0 + 100 * STALE, true));
+  EXPECT_EQ(0u, g.limit_in_force(t0 + STALE, false));
   /* once it ended, STALE applies again */
   g.batch(false);
-  EXPECT_EQ(0u, g.limit_in_force(t0 + gate::STALE, true));
-  EXPECT_EQ(0u, g.cap_in_force(t0 + gate::STALE, true));
+  EXPECT_EQ(0u, g.limit_in_force(t0 + STALE, true));
+  /* a new publication is fresh again */
+  g.publish(t0 + 2 * STALE, 700, recorder{&log});
+  EXPECT_EQ(700u, g.limit_in_force(t0 + 2 * STALE, true));
 }
 
 TEST(Gate, TrackTicketsWithoutLimit)
@@ -284,98 +282,77 @@ TEST(Gate, ConnectionStateIsZeroInitialisable)
   EXPECT_FALSE(c.owes_wait);
 }
 
-TEST(Gate, TruncationCapAloneLimitsWhoIsInside)
-{
-  gate g;
-  std::vector<const gate_waiter*> log;
-  uint64_t now= 1000 * MS;
-  /* no commit rate limit, a cap of 2: in force, and no rate published */
-  g.publish(now, 0, 2, recorder{&log});
-  EXPECT_TRUE(g.in_force(now, true));
-  EXPECT_EQ(0u, g.limit_in_force(now, true));
-  EXPECT_EQ(2u, g.cap_in_force(now, true));
-  EXPECT_EQ(2u, g.concurrency());
-  admission_gate::ticket a, b, c;
-  EXPECT_TRUE(g.try_enter(now, a));
-  EXPECT_TRUE(g.try_enter(now, b));
-  EXPECT_FALSE(g.try_enter(now, c));
-  gate_waiter w{c};
-  g.enqueue(w);
-  /* a transaction ends: the waiter takes its slot */
-  g.leave(now + MS, a, recorder{&log});
-  ASSERT_EQ(1u, log.size());
-  EXPECT_TRUE(w.admitted);
-  EXPECT_NE(0u, c.since);
-  /* stale, or purge stopped: not in force */
-  EXPECT_FALSE(g.in_force(now + gate::STALE, true));
-  EXPECT_EQ(0u, g.cap_in_force(now, false));
-  /* the cap lifted: the gate opens for the next ones */
-  g.publish(now + 2 * MS, 0, 0, recorder{&log});
-  EXPECT_FALSE(g.in_force(now + 2 * MS, true));
-  EXPECT_EQ(0u, g.concurrency());
-  admission_gate::ticket d;
-  EXPECT_TRUE(g.try_enter(now + 2 * MS, d));
-  EXPECT_EQ(0u, d.since);
-}
-
-TEST(Gate, UnderACapWaitersWaitWhileTheQueueMoves)
+TEST(Gate, AWaiterWaitsWhileTheQueueMoves)
 {
   gate g;
   std::vector<const gate_waiter*> log;
   const uint64_t now= 1000 * MS, MAX= admission_gate::MAX_WAIT;
-  g.publish(now, 0, 1, recorder{&log});
+  limit_to(g, now, 1, log);
   admission_gate::ticket a, b, c;
   ASSERT_TRUE(g.try_enter(now, a));
+  const uint64_t queued= now + 10 * MS;
   gate_waiter wb{b}, wc{c};
   g.enqueue(wb);
   g.enqueue(wc);
-  /* nobody let in since they queued */
-  EXPECT_EQ(now + MAX, g.give_up_at(now, now, true));
+  /* nobody let in since they queued: MAX_WAIT after queueing */
+  EXPECT_EQ(queued + MAX, g.give_up_at(queued));
   /* the queue moves (tickets held under LEASE): the second waiter waits on
   from the last admission */
   g.leave(now + 150 * MS, a, recorder{&log});
   ASSERT_TRUE(wb.admitted);
-  g.publish(now + 200 * MS, 0, 1, recorder{&log});
+  EXPECT_EQ(now + 150 * MS + MAX, g.give_up_at(queued));
+  /* the head waiter polls: a token, but the window is full */
+  EXPECT_EQ(&wc, g.head());
+  EXPECT_EQ(0u, g.token_wait(now + 200 * MS));
+  g.poll(now + 200 * MS, recorder{&log});
   EXPECT_FALSE(wc.admitted);
-  EXPECT_EQ(now + 150 * MS + MAX, g.give_up_at(now + 200 * MS, now, true));
+  EXPECT_EQ(now + 150 * MS + MAX, g.give_up_at(queued));
   g.leave(now + 300 * MS, b, recorder{&log});
   ASSERT_TRUE(wc.admitted);
-  EXPECT_EQ(now + 300 * MS + MAX, g.give_up_at(now + 300 * MS, now, true));
-  g.dequeue(wc);
-  /* without a cap in force (stale, purge stopped, or a rate limit alone),
-  a waiter waits MAX_WAIT */
-  EXPECT_EQ(now + MAX, g.give_up_at(now + 200 * MS + gate::STALE, now,
-                                    true));
-  EXPECT_EQ(now + MAX, g.give_up_at(now + 300 * MS, now, false));
-  gate r;
-  uint64_t t= now;
-  limit_to(r, t, 1, log);
-  admission_gate::ticket d, e;
-  ASSERT_TRUE(r.try_enter(t, d));
-  gate_waiter we{e};
-  r.enqueue(we);
-  r.leave(t + 100 * MS, d, recorder{&log});
-  ASSERT_TRUE(we.admitted);
-  EXPECT_EQ(t + MAX, r.give_up_at(t + 200 * MS, t, true));
+  EXPECT_EQ(now + 300 * MS + MAX, g.give_up_at(queued));
+  /* a waiter that queues after the last admission waits MAX_WAIT from
+  when it queued, however long ago the gate last moved */
+  EXPECT_EQ(now + 5000 * MS + MAX, g.give_up_at(now + 5000 * MS));
+  g.leave(now + 400 * MS, c, recorder{&log});
+  EXPECT_EQ(0u, g.tickets());
 }
 
-TEST(Gate, TheSmallerOfRateAndCapApplies)
+TEST(Gate, ATokenLetsTheHeadIn)
 {
   gate g;
   std::vector<const gate_waiter*> log;
-  uint64_t now= 1000 * MS;
-  limit_to(g, now, 8, log);                 /* the rate asks for 8 */
-  g.publish(now + MS, 800, 3, recorder{&log});
-  EXPECT_EQ(3u, g.concurrency());
-  g.publish(now + 2 * MS, 800, 20, recorder{&log});
-  EXPECT_EQ(8u, g.concurrency());
-  g.publish(now + 3 * MS, 800, 0, recorder{&log});
-  EXPECT_EQ(8u, g.concurrency());
-  EXPECT_EQ(800u, g.limit_in_force(now + 3 * MS, true));
-  /* open() lifts both */
-  g.publish(now + 4 * MS, 0, 3, recorder{&log});
-  EXPECT_EQ(3u, g.concurrency());
-  g.open(now + 5 * MS, recorder{&log});
-  EXPECT_FALSE(g.in_force(now + 5 * MS, true));
-  EXPECT_EQ(0u, g.concurrency());
+  const uint64_t now= 1000 * MS;
+  /* 100 commits a second (a bucket of 5), a window of 10 */
+  g.publish(now, 100, 100, recorder{&log});
+  ASSERT_EQ(10u, g.concurrency());
+  admission_gate::ticket t[5], a, b;
+  for (auto &x : t)
+    ASSERT_TRUE(g.try_enter(now, x));
+  EXPECT_EQ(5u, g.tickets());
+  /* room inside, but no token */
+  EXPECT_FALSE(g.try_enter(now, a));
+  EXPECT_EQ(0u, a.since);
+  gate_waiter w{a};
+  g.enqueue(w);
+  const uint64_t wait= g.token_wait(now);
+  EXPECT_GT(wait, 0u);
+  EXPECT_LE(wait, 1000000000 / 100 + 1) << "one token's time";
+  /* nothing is let in before the token accrues */
+  g.poll(now + wait / 2, recorder{&log});
+  EXPECT_TRUE(log.empty());
+  EXPECT_FALSE(w.admitted);
+  EXPECT_EQ(&w, g.head());
+  /* and a newcomer does not overtake the waiter */
+  EXPECT_FALSE(g.try_enter(now + wait, b));
+  /* once it accrued, the head waiter's poll lets it in */
+  g.poll(now + wait, recorder{&log});
+  ASSERT_EQ(1u, log.size());
+  EXPECT_EQ(&w, log[0]);
+  EXPECT_TRUE(w.admitted);
+  EXPECT_NE(0u, a.since);
+  EXPECT_EQ(nullptr, g.head());
+  EXPECT_EQ(0u, g.waiting());
+  EXPECT_EQ(6u, g.tickets());
+  EXPECT_GE(g.give_up_at(now), now + wait + admission_gate::MAX_WAIT)
+    << "an admission moves the queue";
 }

@@ -37,12 +37,22 @@ static void purgelab_idle(THD *thd)
                       (thd_get_ha_data(thd, innodb_hton_ptr)));
 }
 
+/** Install the hook in which a connection takes a wait it owes only while
+the adaptive throttle has a target: without one, a command pays one
+predictable branch (sql_parse.cc) and nothing else */
+static void purgelab_set_hook()
+{
+  engine_idle_wait_hook=
+    innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE && srv_max_purge_lag
+    ? purgelab_idle : nullptr;
+}
+
 /** Start the fork's throttle (innodb_init(), before srv_start()): its latch,
 and the hook in which a connection takes a wait it owes */
 static void purgelab_init()
 {
   purge_throttle_init();
-  engine_idle_wait_hook= purgelab_idle;
+  purgelab_set_hook();
 }
 
 /** Stop it (InnoDB shutdown, once no connection and no purge runs) */
@@ -57,6 +67,7 @@ static void purgelab_update_throttle(THD *, st_mysql_sys_var *, void *var,
                                      const void *save)
 {
   *static_cast<ulong*>(var)= *static_cast<const ulong*>(save);
+  purgelab_set_hook();
   purge_throttle_mode_changed();
 }
 
@@ -65,14 +76,7 @@ static void purgelab_update_max_purge_lag(THD *, st_mysql_sys_var *,
                                           void *var, const void *save)
 {
   *static_cast<ulong*>(var)= *static_cast<const ulong*>(save);
-  purge_throttle_mode_changed();
-}
-
-/** Update innodb_purge_truncation_cap: let every waiting connection in */
-static void purgelab_update_truncation_cap(THD *, st_mysql_sys_var *,
-                                           void *var, const void *save)
-{
-  *static_cast<my_bool*>(var)= *static_cast<const my_bool*>(save);
+  purgelab_set_hook();
   purge_throttle_mode_changed();
 }
 
@@ -97,21 +101,13 @@ static MYSQL_SYSVAR_ENUM(purge_throttle, innodb_purge_throttle,
   " capped by innodb_max_purge_lag_delay) or adaptive (a feedback controller"
   " that holds the history near innodb_max_purge_lag by limiting the rate"
   " of read-write commits: after a read-write commit a connection waits for"
-  " its slot once its command has ended outside a transaction, up to"
-  " 1 second, ignoring innodb_max_purge_lag_delay and never while purge"
-  " cannot progress). Either acts only while innodb_max_purge_lag is set",
+  " its slot once its command has ended outside a transaction, as long as"
+  " the queue moves (KILL ends the wait; a gate that lets nobody in for"
+  " 1 second lets its waiters go), ignoring innodb_max_purge_lag_delay and"
+  " never while purge cannot progress). Either acts only while"
+  " innodb_max_purge_lag is set",
   NULL, purgelab_update_throttle, PURGE_THROTTLE_ADAPTIVE,
   &purge_throttle_typelib);
-
-static MYSQL_SYSVAR_BOOL(purge_truncation_cap, innodb_purge_truncation_cap,
-  PLUGIN_VAR_OPCMDARG,
-  "While the adaptive throttle acts and undo log truncation lags (the history"
-  " over innodb_max_purge_lag with more than half of it purged), let at most as"
-  " many connections run read-write transactions at once as there are rollback"
-  " segments that new transactions can take, so that the segments that"
-  " truncation withholds drain. OFF leaves only the commit rate limit, for"
-  " comparison",
-  NULL, purgelab_update_truncation_cap, TRUE);
 
 static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
   PLUGIN_VAR_OPCMDARG,
@@ -126,15 +122,14 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   " transactions at once, so that it can free the history of transactions"
   " that purge has processed while more transactions run than there are"
   " rollback segments. 0 keeps upstream's rotation of one segment at a time."
-  " The adaptive throttle withholds up to 64 while the history is over 95%"
-  " of innodb_max_purge_lag, whatever this says",
+  " The adaptive throttle withholds up to 64 while it is in force (the"
+  " history over half of innodb_max_purge_lag), whatever this says",
   NULL, NULL, 0, 0, purge_throttle::rseg_drain::MAX_WIDTH, 0);
 
 #define PURGELAB_SYSTEM_VARIABLES                                       \
   MYSQL_SYSVAR(purge_coupled_throttle),                                 \
   MYSQL_SYSVAR(purge_drain_rsegs),                                      \
   MYSQL_SYSVAR(purge_throttle),                                         \
-  MYSQL_SYSVAR(purge_truncation_cap),                                   \
   MYSQL_SYSVAR(undo_log_compact_init),
 
 /** SHOW STATUS of a value that a function computes when it is read
@@ -154,8 +149,7 @@ static int show_computed(THD *, SHOW_VAR *var, void *buff,
 /** @return whether DML is being delayed now, by either throttle */
 static bool purge_throttle_active() noexcept
 {
-  return srv_dml_needed_delay || purge_throttle_commit_limit_in_force() ||
-    purge_throttle_truncation_cap_in_force();
+  return srv_dml_needed_delay || purge_throttle_commit_limit_in_force();
 }
 
 #define PURGELAB_STATUS_VARIABLES                                       \
@@ -202,12 +196,6 @@ static bool purge_throttle_active() noexcept
   /* threads let run read-write transactions at once, and waiting */   \
   {"purge_throttle_concurrency", (char*) &show_computed<uint, SHOW_UINT, \
    purge_throttle_concurrency_in_force>, SHOW_SIMPLE_FUNC},             \
-  /* of which a cap while truncation lags */                             \
-  {"purge_throttle_truncation_cap", (char*) &show_computed<uint,        \
-   SHOW_UINT, purge_throttle_truncation_cap_in_force>, SHOW_SIMPLE_FUNC}, \
-  /* the history over which that cap comes on next */                  \
-  {"purge_throttle_truncation_cap_from",                                \
-   &purge_throttle_stats.truncation_cap_from, SHOW_ULONGLONG},          \
   {"purge_throttle_waiting", (char*) &show_computed<uint, SHOW_UINT,    \
    purge_throttle_gate_waiting>, SHOW_SIMPLE_FUNC},                     \
   /* admission tickets out: connections let in, transaction not ended */ \

@@ -45,11 +45,6 @@ extern my_bool innodb_purge_coupled_throttle;
 enum purge_throttle_mode { PURGE_THROTTLE_FORMULA= 0, PURGE_THROTTLE_ADAPTIVE };
 extern ulong innodb_purge_throttle;
 
-/** innodb_purge_truncation_cap: the adaptive throttle caps the connections
-that run read-write transactions at once while undo log truncation lags
-(adaptive_controller::truncation_cap()) */
-extern my_bool innodb_purge_truncation_cap;
-
 /** innodb_undo_log_compact_init: log the creation of an undo page with the
 compact UNDO_INIT record (default ON), or with generic writes (OFF) */
 extern my_bool innodb_undo_log_compact_init;
@@ -72,8 +67,8 @@ struct purge_throttle_stats_t
   /** times a delayed DML thread found the purge coordinator idle, woke it */
   Atomic_counter<ulonglong> dml_wakeups;
   /** adaptive mode: times a commit found the purge coordinator idle while
-  its rollback segment's history suggested a history over act_from(), and
-  woke it */
+  its rollback segment's history suggested a history over which the law is
+  in force (adaptive_controller::engaged()), and woke it */
   Atomic_counter<ulonglong> commit_wakeups;
   /** times the purge coordinator, after a batch that found nothing to
   purge, polled again rather than go idle because DML is throttled */
@@ -82,9 +77,6 @@ struct purge_throttle_stats_t
   Atomic_relaxed<longlong> error;
   /** adaptive mode: estimated purge rate, transactions per second */
   Atomic_relaxed<ulonglong> purge_rate;
-  /** adaptive mode: the history over which the truncation cap comes on
-  next (adaptive_controller::cap_from()) */
-  Atomic_relaxed<ulonglong> truncation_cap_from;
   /** undo log truncation (purge_throttle::truncation_tally): completed
   passes over the rollback segments, and the microseconds they took */
   Atomic_relaxed<ulonglong> truncation_passes;
@@ -156,7 +148,8 @@ void purge_throttle_dml_sleep(ulint delay) noexcept;
 
 /** Adaptive mode, at the commit of a read-write transaction: wake the purge
 coordinator if it is idle and the history, estimated from one rollback
-segment's, exceeds adaptive_controller::act_from() of the target.
+segment's, is one over which the law is in force
+(adaptive_controller::engaged()).
 @param rseg_history  history length of the committing transaction's
                      rollback segment */
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
@@ -180,10 +173,6 @@ ulonglong purge_throttle_commit_limit_in_force() noexcept;
 /** @return how many threads the adaptive throttle lets run read-write
 transactions at once (0: no limit in force) */
 uint purge_throttle_concurrency_in_force() noexcept;
-
-/** @return the cap on those threads while undo log truncation lags
-(adaptive_controller::truncation_cap(); 0: none in force) */
-uint purge_throttle_truncation_cap_in_force() noexcept;
 
 /** @return threads waiting for the adaptive throttle to let them in */
 uint purge_throttle_gate_waiting() noexcept;
@@ -211,8 +200,9 @@ void purge_throttle_connection_end(purge_throttle::connection &c) noexcept;
 /** The server's engine_idle_wait_hook (sql/sql_parse.cc): a connection
 finished a command and holds no transaction, no table locks and no metadata
 locks.  If it owes a wait and a commit rate limit is in force, it waits at
-the gate until let in for its next transaction, at most a second; KILL ends
-the wait, the processlist shows "Waiting for purge to catch up".
+the gate until let in for its next transaction, as long as the queue moves
+(gate::give_up_at()); KILL ends the wait, the processlist shows "Waiting
+for purge to catch up".
 @param thd  the connection
 @param trx  its InnoDB transaction object (nullptr: none) */
 void purge_throttle_idle(THD *thd, trx_t *trx) noexcept;

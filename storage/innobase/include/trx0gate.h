@@ -70,39 +70,35 @@ open().  limit() and the staleness check read atomics without the latch. */
 class gate
 {
 public:
-  /** Age after which a published limit no longer applies, in nanoseconds */
-  static constexpr uint64_t STALE= adaptive_controller::STALE * 1000;
-
-  /** Publish the controller's commit rate limit and concurrency cap, and
-  resize the gate.
+  /** Publish the controller's commit rate limit and resize the gate.
   @param now     monotonic clock, nanoseconds (nonzero)
   @param limit   read-write commits per second (0: none)
-  @param cap     at most this many connections inside (0: no cap)
+  @param inside  read-write transactions running now (the concurrency
+                 window starts from it when the law first comes into force)
   @param notify  called for each waiter let in */
   template<class Notify>
-  void publish(uint64_t now, uint64_t limit, unsigned cap, Notify notify)
+  void publish(uint64_t now, uint64_t limit, uint64_t inside, Notify notify)
     noexcept
   {
     m_limit.store(limit, std::memory_order_relaxed);
-    m_cap.store(cap, std::memory_order_relaxed);
     m_published.store(now, std::memory_order_relaxed);
-    if (!limit && !cap && !m_gate.concurrency())
+    if (!limit && !m_gate.concurrency())
       return;       /* already open; only open() lets forced waiters in */
-    m_concurrency.store(m_gate.resize(now, limit, cap),
+    m_concurrency.store(m_gate.resize(now, limit, inside),
                         std::memory_order_relaxed);
     admit(now, notify);
   }
 
-  /** Note whether the purge batch that follows a publish() runs: while it
-  does, what was published applies for up to STALE_IN_BATCH instead of
-  STALE (adaptive_controller::limit_applies()). */
-  void batch(bool running) noexcept
-  { m_in_batch.store(running, std::memory_order_relaxed); }
-
-  /** Publish a commit rate limit without a cap. */
+  /** Publish a commit rate limit, without a count of those inside. */
   template<class Notify>
   void publish(uint64_t now, uint64_t limit, Notify notify) noexcept
   { publish(now, limit, 0, notify); }
+
+  /** Note whether the purge batch that follows a publish() runs: while it
+  does, what was published applies whatever its age
+  (adaptive_controller::limit_applies()). */
+  void batch(bool running) noexcept
+  { m_in_batch.store(running, std::memory_order_relaxed); }
 
   /** Open the gate: no limit, every waiter let in at once (a mode or
   target change, an empty history, shutdown).
@@ -112,7 +108,6 @@ public:
   void open(uint64_t now, Notify notify) noexcept
   {
     m_limit.store(0, std::memory_order_relaxed);
-    m_cap.store(0, std::memory_order_relaxed);
     m_concurrency.store(m_gate.resize(now, 0), std::memory_order_relaxed);
     admit(now, notify);
   }
@@ -127,41 +122,24 @@ public:
   }
 
   /** @return whether the gate admits connections now: a published limit
-  or cap that applies
+  that applies
   @param now            monotonic clock, nanoseconds
   @param purge_running  purge is enabled and not paused */
   bool in_force(uint64_t now, bool purge_running) const noexcept
-  {
-    const uint64_t limit= m_limit.load(std::memory_order_relaxed);
-    return applies(limit ? limit : m_cap.load(std::memory_order_relaxed), now,
-                   purge_running);
-  }
-
-  /** @return the published concurrency cap if it applies now (0: none)
-  @param now            monotonic clock, nanoseconds
-  @param purge_running  purge is enabled and not paused */
-  unsigned cap_in_force(uint64_t now, bool purge_running) const noexcept
-  {
-    return in_force(now, purge_running)
-      ? m_cap.load(std::memory_order_relaxed) : 0;
-  }
+  { return limit_in_force(now, purge_running) != 0; }
 
   /** When a waiter gives up and goes on without a ticket: MAX_WAIT after
-  it queued, or, while a cap is in force and the queue moves, MAX_WAIT
-  after the gate last let someone in.  A cap bounds the connections inside
-  whatever the queue's length; a waiter that left it after MAX_WAIT would
-  run beside the cap once the queue takes longer than that to pass.  A
-  gate that lets nobody in for MAX_WAIT still lets its waiters go.
-  @param now            monotonic clock, nanoseconds
-  @param queued         when the waiter queued
-  @param purge_running  purge is enabled and not paused
+  it queued or after the gate last let someone in, whichever is later.  So
+  a waiter waits as long as the queue moves, however long the queue (the
+  gate bounds the connections inside whatever their number), and a gate
+  that lets nobody in for MAX_WAIT still lets its waiters go: DML is never
+  stopped.
+  @param queued  when the waiter queued
   @return the time to give up at */
-  uint64_t give_up_at(uint64_t now, uint64_t queued, bool purge_running)
-    const noexcept
+  uint64_t give_up_at(uint64_t queued) const noexcept
   {
     const uint64_t moved= m_admitted.load(std::memory_order_relaxed);
-    return (moved > queued && cap_in_force(now, purge_running)
-            ? moved : queued) + admission_gate::MAX_WAIT;
+    return std::max(moved, queued) + admission_gate::MAX_WAIT;
   }
 
   /** Let a connection in without queueing, if nobody waits and the gate
@@ -214,14 +192,30 @@ public:
     m_tickets.store(m_gate.running(), std::memory_order_relaxed);
   }
 
+  /** Let in the waiters that the gate has room for now: the first waiter
+  calls it once token_wait() has passed, since the commit rate lets a
+  waiter in when time passes, not when someone leaves.
+  @param now     monotonic clock, nanoseconds
+  @param notify  called for each waiter let in */
+  template<class Notify>
+  void poll(uint64_t now, Notify notify) noexcept { admit(now, notify); }
+
+  /** @return nanoseconds until the commit rate lets the first waiter in
+  (0: it may be let in now, or no limit)
+  @param now  monotonic clock, nanoseconds */
+  uint64_t token_wait(uint64_t now) noexcept
+  { return m_gate.token_wait(now); }
+
   /** Hand out tickets even without a limit (tests: an unlimited gate
   tracks its tickets as a limited one does).
   @param now  monotonic clock, nanoseconds */
-  void track_tickets(uint64_t now) noexcept
+  void track_tickets(uint64_t) noexcept
   {
     if (!m_gate.concurrency())
-      m_concurrency.store(m_gate.resize(now, ~uint64_t{0} >> 1),
-                          std::memory_order_relaxed);
+    {
+      m_gate.track();
+      m_concurrency.store(m_gate.concurrency(), std::memory_order_relaxed);
+    }
   }
 
   /** @return the concurrency limit of the gate (0: none) */
@@ -237,7 +231,7 @@ public:
   const gate_waiter *head() const noexcept { return m_head; }
 
 private:
-  /** @return whether a published limit or cap (0: none) applies now
+  /** @return whether a published limit (0: none) applies now
   (adaptive_controller::limit_applies(): not stale, purge running) */
   bool applies(uint64_t value, uint64_t now, bool purge_running) const
     noexcept
@@ -278,7 +272,7 @@ private:
   std::atomic<uint64_t> m_limit{0}, m_published{0};
   /** when the gate last let a connection in */
   std::atomic<uint64_t> m_admitted{0};
-  std::atomic<unsigned> m_cap{0}, m_concurrency{0}, m_waiting{0}, m_tickets{0};
+  std::atomic<unsigned> m_concurrency{0}, m_waiting{0}, m_tickets{0};
   /** batch(): a purge batch runs since the last publish() */
   std::atomic<bool> m_in_batch{false};
 };

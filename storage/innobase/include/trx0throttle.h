@@ -37,6 +37,7 @@ srv0purgelab.cc applies it to the server.
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -110,447 +111,292 @@ constexpr uint64_t poll_interval(unsigned empty_batches) noexcept
     : POLL_MIN << (empty_batches - 1);
 }
 
-/** The fork's adaptive throttle (innodb_purge_throttle=adaptive): holds the
-history length near a target (innodb_max_purge_lag) by limiting the rate of
-read-write commits (enforced by admission_gate), and widens the drain of
-rollback segments (drain_width()).  The limit is the estimated purge rate
-plus a correction that closes the gap to the target in about TAU; it is in
-force from pace_from() down to act_from(), never below MIN_SHARE of the
-purge rate, never without a target or while purge cannot progress.  Updated
-only by the purge coordinator, after each batch.  Why a rate limit and not
-a delay, and what was measured: docs/adaptive-throttle.md. */
+/** The fork's adaptive throttle (innodb_purge_throttle=adaptive): one
+control law that holds the history length at a target T
+(innodb_max_purge_lag).  The purge coordinator evaluates it after each
+batch (update()); admission_gate enforces its output.
+
+  x = history - blocked            the history that a throttle can bound
+  r = what purge parses per second, averaged over TAU_RATE
+  e = T - x
+  I = integral of e / (TAU * TAU_I) dt, where the actuator follows, |I| <= r
+  C = max(MIN_SHARE * r, r + e / TAU + I)   read-write commits per second
+  N = C * H                        connections let in (Little's law, H the
+                                   measured time from admission to commit)
+
+The law comes into force once x > ENGAGE * T and stays in force while
+connections wait and the history is not empty, so that the limit rises
+smoothly rather than letting every waiter in at once; otherwise C = 0
+(no limit) and I = 0.  r feeds the drain rate forward; e / TAU closes
+the gap in about TAU; I removes what r misses: history that waits for undo
+log truncation, a purge that runs slower than it parses.  The same
+equations cover a purge-bound, a truncation-bound and a view-blocked
+history: in the last, x excludes what the oldest read view keeps, and
+without progress nothing is throttled (MDEV-29401).
+Rationale and measurements: docs/adaptive-throttle.md. */
 class adaptive_controller
 {
 public:
-  /** Time constant of the approach to the target, in microseconds */
+  /** Share of the target over which the law is in force (and the drain of
+  rollback segments widens, the coordinator polls, a commit wakes it).
+  Half: the approach from there to T takes about TAU at a limit of
+  r + T / (2 TAU), so the history does not overshoot T while the rate
+  estimate forms. */
+  static constexpr double ENGAGE= 0.5;
+  /** Time in which the proportional term closes the gap to the target,
+  in microseconds: 2 s, several purge batches and rate windows, so that
+  one batch's noise does not move the limit much, and short against the
+  seconds that a history over the target costs reads */
   static constexpr uint64_t TAU= 2000000;
-  /** Time constant of the purge rate estimate when the rate falls, in
-  microseconds: a few purge batches, so that a drop of purge's capacity
-  (for example after a backlog was caught up in large batches) is seen
-  within a second */
-  static constexpr uint64_t RATE_TAU= 500000;
-  /** Time constant of the purge rate estimate when the rate rises, in
-  microseconds: slower than RATE_TAU, so that a purge rate that rises
-  because DML is throttled does not raise the limit at once */
-  static constexpr uint64_t RISE_TAU= 4000000;
-  /** Shortest interval over which rates are measured, in microseconds */
-  static constexpr uint64_t WINDOW= 50000;
-  /** The lowest commit rate admitted, as a share of the purge rate: the
+  /** Integral time, in microseconds: 8 * TAU, slow against the
+  proportional term, so that the integral removes a lasting bias of the
+  feed-forward over several TAU instead of chasing the steps in which the
+  history falls (undo log truncation): for the integrating plant
+  dx/dt = C - r the loop's damping ratio is sqrt(TAU_I / TAU) / 2, about
+  1.4, without overshoot */
+  static constexpr uint64_t TAU_I= 8 * TAU;
+  /** Time constant of the purge rate average, in microseconds: a few
+  batches (a batch parses up to innodb_purge_batch_size pages), as
+  CockroachDB smooths its measured drain; short against TAU, since a drop
+  of purge's capacity by d overshoots the history by about d * TAU_RATE
+  before the feed-forward follows */
+  static constexpr uint64_t TAU_RATE= 500000;
+  /** The least commit rate admitted, as a share of purge's rate: the
   throttle slows DML down, it never stops it */
   static constexpr double MIN_SHARE= 0.05;
+  /** Shortest interval over which rates and holding times are measured,
+  in microseconds: five POLL_MIN, so that a window holds several batches */
+  static constexpr uint64_t WINDOW= 5 * POLL_MIN;
+  /** Age after which a published limit lapses unless the purge batch that
+  followed it still runs, in microseconds; also a waiter's longest wait
+  while the gate lets nobody in, and an admission ticket's lease.  Ten
+  times POLL_MAX: the coordinator republishes at least that often while
+  the law is in force, so an older limit is not backed by a running purge */
+  static constexpr uint64_t STALE= 10 * POLL_MAX;
 
-  /** @return the history length from which the throttle acts (the
-  coordinator polls and a commit wakes it) and down to which the drain and
-  pacing go on once started, so that neither flips at a single threshold:
-  three quarters of the target.
-  @param target  innodb_max_purge_lag */
-  static constexpr uint64_t act_from(uint64_t target) noexcept
-  { return target - target / 4; }
+  /** @return whether the law is in force for a history (or the coordinator
+  should look again rather than go idle); no overflow for any target
+  @param x       history length (- blocked)
+  @param target  innodb_max_purge_lag (0 = none) */
+  static constexpr bool engaged(uint64_t x, uint64_t target) noexcept
+  { return target && double(x) > ENGAGE * double(target); }
 
-  /** @return the history length over which the drain of rollback segments
-  starts (drain_width()): 95% of the target, so that the drain, which costs
-  nothing measurable, acts before the commit rate limit does
-  @param target  innodb_max_purge_lag */
-  static constexpr uint64_t drain_from(uint64_t target) noexcept
-  { return target - target / 20; }
-
-  /** @return the history length over which the commit rate is limited:
-  the target itself, as upstream's formula delays DML only over
-  innodb_max_purge_lag, and after the drain, which costs nothing
-  measurable, has had its chance.  The limit then holds the history at the
-  target.
-  @param target  innodb_max_purge_lag */
-  static constexpr uint64_t pace_from(uint64_t target) noexcept
-  { return target; }
-
-  /** Feed the state after a purge batch.
-  @param now      a monotonic clock, in microseconds
+  /** The measured output: what update() acts on.
   @param history  history length
-  @param purged   a counter of the committed transactions that purge has
-                  parsed; unlike the history length, which shows purge's
-                  progress in steps (undo log truncation after batches), it
-                  advances with every batch
-  @param target   innodb_max_purge_lag (0 = no throttling)
-  @param progress whether purge can progress (no old read view blocks it)
-  @param inside   read-write transactions that have not committed yet: the
-                  limit acts on history + inside, the history that they
-                  will leave, since a limit does not stop them
+  @param blocked  of it, what the oldest read view keeps purge from
+                  parsing (no throttle removes it)
+  @return history - blocked, at least 0 */
+  static constexpr uint64_t output(uint64_t history, uint64_t blocked)
+    noexcept
+  { return history > blocked ? history - blocked : 0; }
+
+  /** Evaluate the law after a purge batch.
+  @param now       a monotonic clock, in microseconds
+  @param x         output(): history - blocked
+  @param purged    a counter of the committed transactions that purge has
+                   parsed (it advances with every batch, unlike the history,
+                   which falls in steps as undo logs are truncated)
+  @param target    innodb_max_purge_lag (0 = no throttling)
+  @param progress  purge can progress (no read view blocks all of it)
+  @param binding   connections wait at the gate now: a higher limit would
+                   admit more (anti-windup: the integral does not grow
+                   while the limit binds nobody)
   @return the commit rate to admit, read-write transactions per second;
   0 = no limit */
-  uint64_t update(uint64_t now, uint64_t history, uint64_t purged,
-                  uint64_t target, bool progress, uint64_t inside= 0)
-    noexcept
+  uint64_t update(uint64_t now, uint64_t x, uint64_t purged, uint64_t target,
+                  bool progress, bool binding= true) noexcept
   {
-    const uint64_t projected= history + inside;
-    /* not flipping at a single threshold spares the rollback segments'
-    SKIP flags churn */
-    /* withholding rollback segments cannot help while purge cannot
-    progress: the drain gives them back then */
-    m_draining= target && progress &&
-      banded(m_draining, history, drain_from(target), act_from(target));
-    if (!target || !progress)
-    {
-      /* never throttle while purge cannot progress or without a target;
-      the next throttle starts afresh (no wind-up), and no rate is
-      measured across the time purge was blocked */
+    m_target= target;
+    m_x= x;
+    /* in force from ENGAGE * T, and on while it binds (connections wait)
+    over an empty history: the P and I terms then raise the limit until
+    nobody waits, rather than letting every waiter in at once */
+    m_engaged= progress && target &&
+      (engaged(x, target) || (m_engaged && binding && x));
+    if (!progress || !target)
+      /* no rate is measured across the time that purge was blocked */
       m_now= 0;
-      return m_limit= 0;
-    }
-    const bool first= !m_now;
-    const double dt= first ? 0 : double(now - m_now) * 1e-6;
-    if (!first && dt < WINDOW * 1e-6)
-      /* measure rates over a window, but lift the limit at once when
-      purge has caught up: the coordinator may go idle now */
-      return pacing(projected, target) ? m_limit : m_limit= 0;
-    const double dp= purged > m_purged ? double(purged - m_purged) : 0;
-    const uint64_t window_start_history= m_history;
-    m_now= now; m_history= history; m_purged= purged; m_target= target;
-    if (first)
-      return m_limit;
-    if (window_start_history > target / 4)
+    else if (!m_now || now - m_now >= WINDOW)
     {
-      /* Purge had work throughout the window: what it parsed is its
-      capacity, averaged over RATE_TAU because it parses a batch at a
-      time. */
-      m_fast_rate= average(m_fast_rate, dp / dt, dt, RATE_TAU);
-      m_slow_rate= average(m_slow_rate, dp / dt, dt, RISE_TAU);
-      m_purge_rate= std::min(m_fast_rate, m_slow_rate);
+      /* purge's rate is measured whenever it progresses, so that the law
+      comes into force from a fresh one */
+      if (m_now)
+      {
+        const double dt= double(now - m_now) * 1e-6;
+        const double sample= double(purged > m_purged ? purged - m_purged
+                                    : 0) / dt;
+        const double a= dt / (dt + double(TAU_RATE) * 1e-6);
+        m_rate= m_rate > 0 ? m_rate + a * (sample - m_rate) : sample;
+        if (m_engaged)
+          m_dt= dt;
+      }
+      m_now= now;
+      m_purged= purged;
     }
-    if (!pacing(projected, target) || m_purge_rate <= 0)
+    else if (m_engaged && m_limit)
+      return m_limit;   /* within a window */
+    if (!m_engaged || m_rate <= 0)
+    {
+      /* no wind-up across episodes */
+      m_integral= 0;
+      m_dt= 0;
       return m_limit= 0;
-    /* the commit rate that brings the history to the target in ~TAU */
-    const double tau= double(TAU) * 1e-6;
-    const double wanted= std::max(MIN_SHARE * m_purge_rate, m_purge_rate +
-                                  (double(target) - double(projected)) / tau);
-    return m_limit= std::max(uint64_t{1}, uint64_t(wanted));
+    }
+    const double dt= m_dt;
+    m_dt= 0;
+    const double e= double(target) - double(x);
+    const double tau= double(TAU) * 1e-6, tau_i= double(TAU_I) * 1e-6;
+    const double floor= MIN_SHARE * m_rate;
+    const double wanted= m_rate + e / tau + m_integral;
+    /* anti-windup: integrate only where the actuator can follow */
+    if (!(e < 0 && wanted <= floor) && !(e > 0 && !binding))
+      m_integral= std::max(-m_rate, std::min(m_rate, m_integral +
+                                             e * dt / (tau * tau_i)));
+    const double c= std::max(floor, m_rate + e / tau + m_integral);
+    return m_limit= c >= 1.8e19 ? ~uint64_t{0} >> 1
+      : std::max(uint64_t{1}, uint64_t(c));
   }
 
   /** How many rollback segments undo log truncation may withhold at once
-  (rseg_drain).  Much of a long history at high concurrency is history that
-  purge has processed and that waits for undo log truncation, which the
-  commit rate limit does not touch while purge keeps up: the drain frees
-  it, at no cost that the benchmarks could measure.  So while the history
-  is over drain_from() (until it is down to act_from()) the adaptive
-  throttle drains as widely as rseg_drain allows.  So does it while
-  truncation_cap() is on, which may come on under drain_from(): the cap
-  frees history only through the segments that the drain withholds.
+  (rseg_drain) while the law is in force: the drain frees history that
+  purge has parsed and that waits for truncation, at no cost that the
+  benchmarks could measure.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
-  { return m_draining || m_capping ? rseg_drain::ADAPTIVE_WIDTH : 0; }
+  { return m_engaged ? rseg_drain::ADAPTIVE_WIDTH : 0; }
 
-  /** How many connections may run read-write transactions at once because
-  undo log truncation lags.  Over the target, with most of the history
-  processed by purge (more than half the target waits for truncation),
-  a commit rate limit would only cost throughput: purge keeps up.  What
-  keeps the history long is that truncation frees a rollback segment only
-  once no transaction references it, and with many more connections than
-  segments each withheld segment waits for every transaction that had
-  taken it, the slowest of which queue for the CPU.  Capping the
-  connections inside at the segments that new transactions can take
-  leaves about one transaction per segment, so that a withheld segment
-  drains within about one transaction.  On from cap_from() with more than
-  half of that processed, or (not pooled) with a commit rate limit in
-  force, off at cap_off(): a limit's waiters give up after MAX_WAIT, a
-  cap's wait while the queue moves.  Both compare the history plus the
-  transactions inside.  Once on, the history goes on growing until the
-  connections that were inside end and the segments drain; so after each
-  episode cap_from() moves by half the gap between the target and the
-  history's 95th percentile over the cycle that the episode ends
-  (time-weighted, cycle_p95()), within [target / 4, target]: the cap aims
-  the percentile, not the start, at the target.  Unlike the rate limit it
-  does not depend on purge's progress: purge has nothing to do while it
-  has parsed all that truncation waits for.
-  @param now        a monotonic clock, in microseconds
-  @param history    history length
-  @param unparsed   of it, what purge has not parsed yet
-  @param target     innodb_max_purge_lag (0 = no throttling)
-  @param available  rollback segments that new transactions can take
-  @param inside     read-write transactions that have not committed yet:
-                    the cap comes on and goes off by history + inside, as
-                    the rate limit does (update())
-  @param pooled     connections run in a thread pool, which bounds the
-                    threads that run and where the waiters of a cap hold
-                    pool workers: a commit rate limit in force does not
-                    bring the cap on there (it does with a thread per
-                    connection, where the limit does not bound the
-                    transactions inside)
-  @return the concurrency cap (0 = none) */
-  unsigned truncation_cap(uint64_t now, uint64_t history, uint64_t unparsed,
-                          uint64_t target, unsigned available,
-                          uint64_t inside= 0, bool pooled= false) noexcept
-  {
-    if (target != m_cap_target)
-    {
-      m_cap_target= target;
-      m_cap_from= target;
-      m_cycle= cycle{};
-    }
-    else if (target && now > m_cycle.at)
-    {
-      if (m_cycle.at)
-        m_cycle.time[cycle_bin(m_cycle.history, target)]+= now - m_cycle.at;
-      m_cycle.at= now;
-    }
-    m_cycle.history= history;
-    const uint64_t pending= history > unparsed ? history - unparsed : 0;
-    const bool was= m_capping;
-    const uint64_t projected= history + inside;
-    m_capping= target &&
-      (was ? projected > cap_off(m_cap_from, target)
-       : projected > m_cap_from &&
-       (pending > m_cap_from / 2 || (!pooled && m_limit)));
-    if (m_capping)
-      m_cap_peak= was ? std::max(m_cap_peak, history) : history;
-    else if (was && target)
-    {
-      /* aim the next cycle's 95th percentile at the target */
-      const int64_t from= int64_t(m_cap_from) +
-        (int64_t(target) - int64_t(cycle_p95(target))) / 2;
-      m_cap_from= uint64_t(std::min(int64_t(target),
-                                    std::max(int64_t(target / 4), from)));
-      /* the next cycle starts now */
-      for (uint64_t &t : m_cycle.time)
-        t= 0;
-    }
-    return m_capping ? std::max(available, unsigned{MIN_CAP}) : 0;
-  }
-
-  /** Bins of cycle_p95()'s histogram per target; the histogram reaches
-  twice the target, and its last bin holds any longer history */
-  static constexpr unsigned CYCLE_BINS_PER_TARGET= 32;
-  static constexpr unsigned CYCLE_BINS= 2 * CYCLE_BINS_PER_TARGET + 1;
-
-  /** @return the bin of a history length in the cycle's histogram
-  @param target  the cap's target (nonzero) */
-  static constexpr unsigned cycle_bin(uint64_t history, uint64_t target)
-    noexcept
-  {
-    return history >= 2 * target ? CYCLE_BINS - 1
-      : unsigned(history * CYCLE_BINS_PER_TARGET / target);
-  }
-
-  /** @return the history length that the history exceeded for 5% of the
-  current cycle's time (the middle of its bin), at most the episode's
-  peak; the peak if no time was measured or the percentile is over twice
-  the target
-  @param target  the cap's target (nonzero) */
-  uint64_t cycle_p95(uint64_t target) const noexcept
-  {
-    uint64_t total= 0;
-    for (uint64_t t : m_cycle.time)
-      total+= t;
-    uint64_t over= 0;
-    for (unsigned bin= CYCLE_BINS; bin--; )
-    {
-      over+= m_cycle.time[bin];
-      if (over * 20 > total)
-        return bin == CYCLE_BINS - 1 ? m_cap_peak
-          : std::min(m_cap_peak, (2 * bin + 1) * target /
-                     (2 * CYCLE_BINS_PER_TARGET));
-    }
-    return m_cap_peak;
-  }
-
-  /** @return the history down to which a cap that came on over `from`
-  stays on: target / 4 lower, but at least half of `from` */
-  static constexpr uint64_t cap_off(uint64_t from, uint64_t target) noexcept
-  { return from - (target / 4 < from / 2 ? target / 4 : from / 2); }
-
-  /** Ease a truncation cap out rather than lift it at once: after an
-  episode the cap doubles every RELEASE_STEP, from its last value, and is
-  lifted once it reaches RELEASE_END, or at once when there is nothing
-  to ease.  Lifted at once, it lets thousands of waiters in together, onto
-  the same rows.  Where letting them all in would overshoot, it is held
-  at RELEASE_END / 2 instead of lifted.  A new episode takes over.
-  @param now   a monotonic clock, in microseconds
-  @param cap   truncation_cap()
-  @param ease  whether to ease: the cap is switched on, with a target, and
-               connections wait at the gate
-  @param hold  hold(): letting every waiter in would overshoot; then the
-               cap is not lifted at RELEASE_END but held at RELEASE_END / 2
-               until that is no longer so
-  @return the cap to publish (0 = none) */
-  unsigned ease_out(uint64_t now, unsigned cap, bool ease, bool hold= false)
-    noexcept
-  {
-    if (cap || !ease)
-    {
-      m_release= ease ? cap : 0;
-      m_release_at= now;
-      return cap;
-    }
-    if (m_release && now - m_release_at >= RELEASE_STEP)
-    {
-      m_release= m_release * 2 < RELEASE_END ? m_release * 2
-        : hold ? RELEASE_END / 2 : 0;
-      m_release_at= now;
-    }
-    return m_release;
-  }
-
-  /** @return whether ease_out() holds an eased cap rather than lifting
-  it: letting every waiter in would take the history over act_from(), or
-  more wait than RELEASE_END / 2, all of whom would come in at once onto
-  the same rows.  In a thread pool, where each waiter holds a pool worker,
-  only while the history is at least a quarter of the target.
-  @param history  history length
-  @param inside   read-write transactions not committed yet
-  @param waiting  connections waiting at the gate
-  @param target   the cap's target
-  @param pooled   connections run in a thread pool */
-  static constexpr bool hold(uint64_t history, uint64_t inside,
-                             uint64_t waiting, uint64_t target,
-                             bool pooled= false) noexcept
-  {
-    return history + inside + waiting > act_from(target) ||
-      (waiting > RELEASE_END / 2 && (!pooled || history >= target / 4));
-  }
-
-  /** @return whether a truncation cap is on or being eased out.  Until it
-  is lifted the coordinator must keep looking: a cap that it stops
-  republishing goes stale (STALE) and lets every waiter in at once. */
-  bool capping() const noexcept { return m_capping || m_release; }
-
-  /** Interval of ease_out()'s doubling, in microseconds */
-  static constexpr uint64_t RELEASE_STEP= 200000;
-  /** ease_out() lifts a cap that reaches this (admission_gate::MAX_SLOTS:
-  no limit) */
-  static constexpr unsigned RELEASE_END= 1024;
-
-  /** @return the history length over which truncation_cap() comes on next
-  (0 = no target) */
-  uint64_t cap_from() const noexcept { return m_cap_from; }
-
-  /** The least truncation_cap() */
-  static constexpr unsigned MIN_CAP= 2;
-
+  /** @return whether the law is in force since the last update() */
+  bool in_force() const noexcept { return m_engaged; }
   /** @return the commit rate limit, transactions per second (0 = none) */
   uint64_t limit() const noexcept { return m_limit; }
-  /** @return the estimated purge rate, transactions per second */
-  double purge_rate() const noexcept { return m_purge_rate; }
-  /** @return the history length minus the target at the last update */
+  /** @return purge's measured rate, transactions per second */
+  double purge_rate() const noexcept { return m_rate; }
+  /** @return the integral term, transactions per second */
+  double integral() const noexcept { return m_integral; }
+  /** @return x - T at the last update(), saturated to int64_t */
   int64_t error() const noexcept
-  { return int64_t(m_history) - int64_t(m_target); }
-
-  /** Age after which a published limit no longer applies, in
-  microseconds: while it throttles, the coordinator updates the limit at
-  least every POLL_MAX, so an older one is not backed by a running purge */
-  static constexpr uint64_t STALE= 1000000;
-  /** Age after which a limit published before a purge batch no longer
-  applies while that batch still runs, in microseconds: a batch that walks
-  long version chains can take seconds, and a limit or cap that lapsed
-  meanwhile let every waiter go at once */
-  static constexpr uint64_t STALE_IN_BATCH= 10000000;
+  {
+    const double d= double(m_x) - double(m_target);
+    return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : int64_t(d);
+  }
 
   /** Whether a thread that committed a read-write transaction is paced.
   @param limit          the published commit rate limit
   @param age            microseconds since the controller published it
   @param purge_running  purge is enabled and not paused
   @param in_batch       the purge batch that followed the publication runs
+                        (a batch that walks long version chains can take
+                        seconds; it proves that purge runs)
   @return whether to wait for a commit slot */
   static constexpr bool limit_applies(uint64_t limit, uint64_t age,
                                       bool purge_running,
                                       bool in_batch= false) noexcept
-  {
-    return limit && purge_running &&
-      age < (in_batch ? STALE_IN_BATCH : STALE);
-  }
-
-  /** @return whether the coordinator should poll again rather than go
-  idle after a batch that found nothing to purge */
-  static constexpr bool keep_polling(uint64_t history, uint64_t target)
-    noexcept
-  { return target && history > act_from(target); }
+  { return limit && purge_running && (in_batch || age < STALE); }
 
 private:
-  /** @return whether something that starts once the history exceeds on_over
-  and stops once it is down to off_at (< on_over) is on now
-  @param on       whether it was on */
-  static constexpr bool banded(bool on, uint64_t history, uint64_t on_over,
-                               uint64_t off_at) noexcept
-  { return history > (on ? off_at : on_over); }
-
-  /** @return whether commits are paced now: from pace_from() down to
-  act_from() (a limit in force is the state) */
-  bool pacing(uint64_t history, uint64_t target) const noexcept
-  {
-    return banded(m_limit != 0, history, pace_from(target),
-                  act_from(target));
-  }
-
-  /** @return an exponential moving average of a rate
-  @param avg   the average so far (0 = none)
-  @param rate  the rate measured over dt seconds
-  @param tau   time constant in microseconds */
-  static double average(double avg, double rate, double dt, uint64_t tau)
-    noexcept
-  {
-    return avg > 0 ? avg + dt / (dt + double(tau) * 1e-6) * (rate - avg)
-      : rate;
-  }
-
   uint64_t m_limit= 0;
+  /** the clock at the start of the current window (0: none) */
   uint64_t m_now= 0;
-  uint64_t m_history= 0;
+  /** the purge counter at the start of the window */
   uint64_t m_purged= 0;
   uint64_t m_target= 0;
-  /** the purge rate averaged over RATE_TAU and over RISE_TAU */
-  double m_fast_rate= 0, m_slow_rate= 0;
-  /** the lower of the two: drops are seen soon, rises late */
-  double m_purge_rate= 0;
-  /** whether truncation drains rollback segments (drain_width()) */
-  bool m_draining= false;
-  /** whether truncation_cap() caps the connections inside */
-  bool m_capping= false;
-  /** the target that m_cap_from was aimed for */
-  uint64_t m_cap_target= 0;
-  /** the history over which the cap comes on: in [target / 4, target] */
-  uint64_t m_cap_from= 0;
-  /** the highest history of the cap's current episode */
-  uint64_t m_cap_peak= 0;
-  /** The cap's current cycle: from the end of its previous episode (or
-  from a new target) to the end of the current one */
-  struct cycle
+  uint64_t m_x= 0;
+  /** purge's rate, averaged over TAU_RATE (0: none yet) */
+  double m_rate= 0;
+  /** the integral term I */
+  double m_integral= 0;
+  /** seconds since the last integration (0: none) */
+  double m_dt= 0;
+  bool m_engaged= false;
+};
+/** The connections that the gate lets run read-write transactions at once
+while the law is in force, found from the measured holding time H (from
+admission to commit), as a gradient concurrency limiter does:
+
+  W <- W * min(1, H0 / H) + (sqrt(W) if the window was full),
+  H0 = the least H of the episode
+
+W shrinks in proportion as transactions queue on each other (row locks,
+latches, rollback segments that truncation waits for) and grows by
+sqrt(W) while it is full and they do not: it settles where about sqrt(W)
+connections queue, next to the knee past which more connections lower the
+throughput.  It starts at the square root of the connections inside when
+the law first comes into force, later episodes from where the last one
+left it, and doubles per window while full (slow start, as TCP's) until W
+would shrink; H0 is the least of the episode.  No latch: admission_gate
+calls it. */
+class concurrency_window
+{
+public:
+  /** Start an episode of the law.
+  @param inside  read-write transactions that run now */
+  void start(uint64_t inside) noexcept
   {
-    /** microseconds spent in each bin of cycle_bin() */
-    uint64_t time[CYCLE_BINS]= {};
-    /** the clock and the history at the previous truncation_cap() */
-    uint64_t at= 0;
-    uint64_t history= 0;
-  } m_cycle;
-  /** ease_out(): the cap published (0: none), and since when */
-  unsigned m_release= 0;
-  uint64_t m_release_at= 0;
+    if (m_window <= 0)
+      m_window= std::max(1.0, std::sqrt(double(inside)));
+    /* the load may have changed since the last episode */
+    m_hold= m_least= 0;
+    m_slow_start= true;
+  }
+
+  /** Feed the mean holding time of a measurement window.
+  @param dt    the window's length, in seconds
+  @param hold  the mean holding time in it, in seconds
+  @param full  the window was full at some time in it (a connection waited
+               for a slot, not for the commit rate): only then does a
+               larger window tell anything */
+  void update(double dt, double hold, bool full) noexcept
+  {
+    const double a= dt / (dt + double(adaptive_controller::TAU_RATE) * 1e-6);
+    m_hold= m_hold > 0 ? m_hold + a * (hold - m_hold) : hold;
+    m_least= m_least > 0 ? std::min(m_least, m_hold) : m_hold;
+    const double shrunk= m_window * std::min(1.0, m_least / m_hold);
+    const double grown= shrunk + (full ? std::sqrt(m_window) : 0);
+    /* slow start: double while full and nobody queues, as TCP does */
+    m_slow_start= m_slow_start && grown >= m_window;
+    m_window= std::max(1.0, m_slow_start && full ? 2 * shrunk : grown);
+  }
+
+  /** @return the window, connections (0: not started) */
+  double size() const noexcept { return m_window; }
+  /** @return the smoothed holding time, seconds (0: none measured) */
+  double hold() const noexcept { return m_hold; }
+
+private:
+  /** W (0: not started) */
+  double m_window= 0;
+  /** W doubles per window until transactions first queue */
+  bool m_slow_start= true;
+  /** the holding time, averaged over TAU_RATE, and its least value */
+  double m_hold= 0, m_least= 0;
 };
 
-/** Admission control for the adaptive throttle's commit rate limit: at most
-concurrency() connections run read-write transactions at once; the others
-wait, holding nothing, until one of those ends its transaction.  By Little's
-law a rate of R commits a second at H seconds per transaction needs R * H
-connections inside: the gate measures H (from admission to the end of the
-transaction) and resizes itself from the controller's rate.
+/** Admission control for the adaptive throttle's output, in two stages: at
+most `rate` admissions a second (a token bucket WINDOW deep), and at most
+concurrency() connections running read-write transactions at once
+(concurrency_window); the others wait, holding nothing, until a token
+accrues or one of those ends its transaction.
 A connection holds a ticket: a slot and the time it was let in.  A ticket
 that is not given back within LEASE expires, so that no slot is lost for
 good.  Not thread-safe: callers serialise (trx0gate.h). */
 class admission_gate
 {
 public:
-  /** Slots that can be handed out; a limit at least this large is none */
+  /** Tickets whose lease is tracked (a size, not a setting): more may be
+  out, counted but never expired */
   static constexpr unsigned MAX_SLOTS= 1024;
-  /** The least concurrency: the throttle slows DML down, it never stops
-  it */
-  static constexpr unsigned MIN_CONCURRENCY= 2;
-  /** Age after which a ticket expires, in nanoseconds: MAX_WAIT, many
-  times the time from admission to commit of a short transaction.  A
-  transaction in row lock waits on hot rows can take longer than a shorter
-  lease; its expired slot let one more in, onto the same rows. */
-  static constexpr uint64_t LEASE= 1000000000;
+  /** Age after which a ticket expires, in nanoseconds
+  (adaptive_controller::STALE): many times the time from admission to
+  commit of a short transaction, so that no slot is lost for good */
+  static constexpr uint64_t LEASE= adaptive_controller::STALE * 1000;
   /** Shortest interval over which the holding time is measured, in
-  nanoseconds */
-  static constexpr uint64_t WINDOW= 50000000;
-  /** Upper bound of a wait at the gate, in nanoseconds */
-  static constexpr uint64_t MAX_WAIT= 1000000000;
+  nanoseconds (adaptive_controller::WINDOW) */
+  static constexpr uint64_t WINDOW= adaptive_controller::WINDOW * 1000;
+  /** Longest wait at a gate that lets nobody in, in nanoseconds
+  (adaptive_controller::STALE): a waiter waits as long as the queue
+  moves */
+  static constexpr uint64_t MAX_WAIT= adaptive_controller::STALE * 1000;
 
   struct ticket
   {
@@ -565,7 +411,10 @@ public:
       m_free[i]= MAX_SLOTS - 1 - i;
   }
 
-  /** Let a thread in if fewer than concurrency() hold a ticket.
+  /** Let a thread in if fewer than concurrency() hold a ticket and the
+  commit rate allows one more: the gate hands out at most `rate` admissions
+  a second (a token bucket WINDOW deep), which also paces connections too
+  few for a concurrency limit to bind (one connection faster than purge).
   @param now  a monotonic clock, in nanoseconds (nonzero)
   @param t    the thread's ticket, written if it is let in
   @return whether it was let in (always without a limit) */
@@ -577,12 +426,36 @@ public:
     {
       expire(now);
       if (running() >= m_limit)
-        /* more threads than slots before the first measurement */
-        return m_limit >= MAX_SLOTS;
+        return !(m_full= true);
+    }
+    if (!m_tracking)
+    {
+      refill(now);
+      if (m_tokens < 1)
+        return false;
+      m_tokens-= 1;
+    }
+    t.since= now;
+    if (!m_n_free)
+    {
+      t.slot= MAX_SLOTS;  /* counted, not tracked */
+      m_untracked++;
+      return true;
     }
     t.slot= m_free[--m_n_free];
-    t.since= m_since[t.slot]= now;
+    m_since[t.slot]= now;
     return true;
+  }
+
+  /** @return nanoseconds until the commit rate allows the next admission
+  (0: now, or no limit)
+  @param now  a monotonic clock, in nanoseconds */
+  uint64_t token_wait(uint64_t now) noexcept
+  {
+    if (!m_limit || !m_rate)
+      return 0;
+    refill(now);
+    return m_tokens >= 1 ? 0 : uint64_t((1 - m_tokens) * 1e9 / m_rate) + 1;
   }
 
   /** Give a ticket back: the thread committed.
@@ -593,9 +466,18 @@ public:
   {
     const uint64_t since= t.since;
     t.since= 0;
-    if (!since || m_since[t.slot] != since)
+    if (!since)
       return false;
-    free_slot(t.slot);
+    if (t.slot >= MAX_SLOTS)
+    {
+      if (!m_untracked)
+        return false;
+      m_untracked--;
+    }
+    else if (m_since[t.slot] != since)
+      return false;
+    else
+      free_slot(t.slot);
     if (now > since)
     {
       m_held+= now - since;
@@ -604,53 +486,78 @@ public:
     return true;
   }
 
-  /** Set the concurrency for a commit rate limit, from the time a ticket
-  was held since the last resize that measured one, and a cap.
-  @param now   a monotonic clock, in nanoseconds
-  @param rate  the commit rate limit, transactions per second (0 = none)
-  @param cap   at most this many inside (0 = no cap)
+  /** Set the commit rate limit, and the concurrency from the time a ticket
+  was held in the measurement window that ends.
+  @param now     a monotonic clock, in nanoseconds
+  @param rate    the commit rate limit, transactions per second (0 = none)
+  @param inside  read-write transactions running now (the window starts
+                 from it when the law first comes into force)
   @return concurrency() */
-  unsigned resize(uint64_t now, uint64_t rate, unsigned cap= 0) noexcept
+  unsigned resize(uint64_t now, uint64_t rate, uint64_t inside= 0) noexcept
   {
     if (!rate)
     {
-      /* tickets that are out stay valid and are given back as usual */
-      m_window_start= 0;
-      return m_limit= cap < MAX_SLOTS ? cap : 0;
+      /* tickets that are out stay valid and are given back as usual; the
+      measurement window goes on */
+      m_rate= 0;
+      m_tracking= false;
+      return m_limit= 0;
     }
-    if (m_window_start)
+    if (!m_rate || m_tracking)
     {
-      if (now - m_window_start < WINDOW || !m_returned)
-        return m_limit= capped(m_by_rate, cap);
-      m_hold= double(m_held) / double(m_returned) * 1e-9;
+      /* a limit comes into force, with a full bucket */
+      m_tracking= false;
+      m_window.start(inside);
+      m_tokens_at= now;
+      m_tokens= depth(double(rate));
+      if (!m_window_start)
+        m_window_start= now;
     }
-    /* else a limit comes into force: start from the holding time measured
-    last (the next windows correct it); if there is none yet, let everyone
-    in and measure */
-    m_window_start= now;
-    m_held= m_returned= 0;
-    m_by_rate= m_hold > 0 ? concurrency_for(rate, m_hold) : MAX_SLOTS;
-    return m_limit= capped(m_by_rate, cap);
+    else if (now - m_window_start >= WINDOW && m_returned)
+    {
+      m_window.update(double(now - m_window_start) * 1e-9,
+                      double(m_held) / double(m_returned) * 1e-9, m_full);
+      m_window_start= now;
+      m_held= m_returned= 0;
+      m_full= false;
+    }
+    refill(now);
+    m_rate= double(rate);
+    m_tokens= std::min(m_tokens, depth(m_rate));
+    const double w= std::ceil(m_window.size());
+    return m_limit= w >= 4e9 ? ~0U : std::max(1U, unsigned(w));
   }
 
-  /** @return threads to let in at once for a commit rate
-  @param rate  transactions per second
-  @param hold  seconds from a thread's admission to its commit */
-  static unsigned concurrency_for(uint64_t rate, double hold) noexcept
+  /** Hand out tickets without a limit (tests: an unlimited gate tracks its
+  tickets as a limited one does). */
+  void track() noexcept
   {
-    const double n= double(rate) * hold + 0.5;
-    return n >= MAX_SLOTS ? MAX_SLOTS
-      : std::max(unsigned{MIN_CONCURRENCY}, unsigned(n));
+    m_tracking= true;
+    m_limit= ~0U;
   }
 
   /** @return the concurrency limit (0 = none) */
   unsigned concurrency() const noexcept { return m_limit; }
   /** @return tickets out (some may have expired unnoticed) */
-  unsigned running() const noexcept { return MAX_SLOTS - m_n_free; }
+  unsigned running() const noexcept
+  { return MAX_SLOTS - m_n_free + m_untracked; }
 
 private:
-  static unsigned capped(unsigned n, unsigned cap) noexcept
-  { return cap && cap < n ? cap : n; }
+  /** @return the token bucket's depth: a WINDOW of the rate, at least
+  one admission */
+  static double depth(double rate) noexcept
+  { return std::max(1.0, rate * double(WINDOW) * 1e-9); }
+
+  /** Add the tokens that the rate accrued since the last refill. */
+  void refill(uint64_t now) noexcept
+  {
+    if (now > m_tokens_at)
+    {
+      m_tokens= std::min(depth(m_rate), m_tokens +
+                         double(now - m_tokens_at) * 1e-9 * m_rate);
+      m_tokens_at= now;
+    }
+  }
 
   void free_slot(unsigned slot) noexcept
   {
@@ -672,6 +579,8 @@ private:
   uint64_t m_since[MAX_SLOTS]= {};
   unsigned m_free[MAX_SLOTS];
   unsigned m_n_free= MAX_SLOTS;
+  /** tickets out beyond MAX_SLOTS */
+  unsigned m_untracked= 0;
   unsigned m_limit= 0;
   uint64_t m_last_expiry= 0;
   /** start of the holding time measurement (0: none) */
@@ -679,10 +588,16 @@ private:
   /** nanoseconds that the tickets given back since then were held */
   uint64_t m_held= 0;
   uint64_t m_returned= 0;
-  /** the holding time measured last, in seconds (0: none yet) */
-  double m_hold= 0;
-  /** the concurrency that the rate limit asks for */
-  unsigned m_by_rate= MAX_SLOTS;
+  /** the concurrency window */
+  concurrency_window m_window;
+  /** a connection found the window full since the measurement started */
+  bool m_full= false;
+  /** track(): tickets without a limit */
+  bool m_tracking= false;
+  /** the commit rate limit (0: none), the admissions it allows now, and
+  when that was computed */
+  double m_rate= 0, m_tokens= 0;
+  uint64_t m_tokens_at= 0;
 };
 
 } // namespace purge_throttle

@@ -43,8 +43,6 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include <chrono>
 #include <thread>
 
-/* sql/mysqld.h declares it for the server only */
-extern ulong thread_handling;
 /* sql/sql_class.h declares these for the server only (MYSQL_SERVER) */
 void thd_enter_cond(MYSQL_THD thd, mysql_cond_t *cond, mysql_mutex_t *mutex,
                     const PSI_stage_info *stage, PSI_stage_info *old_stage,
@@ -57,7 +55,6 @@ void thd_exit_cond(MYSQL_THD thd, const PSI_stage_info *stage,
 my_bool innodb_purge_coupled_throttle= TRUE;
 ulong innodb_purge_throttle= PURGE_THROTTLE_ADAPTIVE;
 my_bool innodb_undo_log_compact_init= TRUE;
-my_bool innodb_purge_truncation_cap= TRUE;
 uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
 Atomic_counter<ulonglong> undo_pages_init_compact;
@@ -103,7 +100,7 @@ static void signal_waiter(purge_throttle::gate_waiter &w) noexcept
 /** The fork's purge throttle: the adaptive controller, the gate that enforces
 its commit rate limit, and the drain of rollback segments.
 Who may touch what: the gate only with mutex held (gate's const readers
-excepted); the controller and last_history only the purge coordinator;
+excepted); the controller and empty_batches only the purge coordinator;
 drain only the thread that runs undo log truncation (one at a time);
 the Atomic_relaxed members anyone. */
 struct purge_throttle_sys_t
@@ -118,8 +115,6 @@ struct purge_throttle_sys_t
 
   /** the adaptive controller */
   purge_throttle::adaptive_controller adaptive;
-  /** the history length at the previous batch */
-  size_t last_history= 0;
   /** consecutive batches that found nothing to purge */
   unsigned empty_batches= 0;
 
@@ -143,14 +138,15 @@ struct purge_throttle_sys_t
     return true;
   }
 
-  /** Publish a commit rate limit and a concurrency cap (coordinator). */
-  void publish(ulonglong now, uint64_t limit, unsigned cap= 0) noexcept
+  /** Publish a commit rate limit (coordinator).
+  @param inside  read-write transactions running now */
+  void publish(ulonglong now, uint64_t limit, uint64_t inside= 0) noexcept
   {
-    if (!initialised || (!limit && !cap && !gate.concurrency()))
+    if (!initialised || (!limit && !gate.concurrency()))
       return;
     mysql_mutex_lock(&mutex);
     ut_ad(owns());
-    gate.publish(now, limit, cap, signal_waiter);
+    gate.publish(now, limit, inside, signal_waiter);
     mysql_mutex_unlock(&mutex);
   }
 
@@ -224,38 +220,6 @@ ulonglong purge_truncation_pending_trx() noexcept
   return history > unparsed ? history - unparsed : 0;
 }
 
-/** @return whether connections run in a thread pool
-(thread_handling=pool-of-threads) rather than a thread each */
-static bool in_thread_pool() noexcept
-{ return thread_handling > SCHEDULER_NO_THREADS; }
-
-/** @return the target of the truncation cap (0: no cap) */
-static uint64_t truncation_cap_target() noexcept
-{
-  return innodb_purge_truncation_cap && throttle_is_adaptive()
-    ? srv_max_purge_lag : 0;
-}
-
-/** @return the truncation cap to publish: after an episode, while
-connections wait at the gate, eased out (ease_out()) and held where letting
-them all in would overshoot (hold())
-@param s        the throttle's state
-@param now      my_interval_timer()
-@param cap      truncation_cap()
-@param target   truncation_cap_target()
-@param history  history length
-@param inside   read-write transactions not committed yet */
-static unsigned eased_cap(purge_throttle_sys_t &s, ulonglong now,
-                          unsigned cap, uint64_t target, uint64_t history,
-                          uint64_t inside) noexcept
-{
-  const unsigned waiting= s.gate.waiting();
-  return s.adaptive.ease_out(now / 1000, cap, target && waiting,
-                             purge_throttle::adaptive_controller::hold
-                             (history, inside, waiting, target,
-                              in_thread_pool()));
-}
-
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
@@ -264,10 +228,6 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   s.parsed_trx_no= tail;
   /* the coordinator owns purge_sys.view: no latch needed to read it */
   s.view_limit_no= purge_sys.low_limit_no();
-  /* Purge is blocked (an old read view) when a batch finds nothing to purge
-  and the history does not shrink either. */
-  const bool progress= n_pages || history < s.last_history;
-  s.last_history= history;
   if (n_pages)
     s.empty_batches= 0;
   else if (s.empty_batches < 64)
@@ -275,8 +235,6 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   if (!throttle_is_adaptive())
   {
     s.adaptive.update(0, history, 0, 0, false);
-    s.adaptive.ease_out(0, s.adaptive.truncation_cap(0, history, 0, 0, 0),
-                        false);
     s.publish(my_interval_timer(), 0);
     s.adaptive_drain_width= 0;
     return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
@@ -287,27 +245,24 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   /* purge parses committed transactions in the order of their trx_no */
   const uint64_t purged= trx_in_ids(tail);
   const ulonglong now= my_interval_timer();
-  /* read-write transactions not committed yet: each will add to the
-  history, whatever the gate decides now */
-  const uint64_t inside= trx_sys.rw_trx_hash.size();
-  /* uncoupled (pre-MDEV-29401): throttle also while purge cannot progress */
-  const uint64_t limit=
-    s.adaptive.update(now / 1000, history, purged, srv_max_purge_lag,
-                      progress || !innodb_purge_coupled_throttle, inside);
-  /* purge keeps up and truncation lags: cap the connections inside at
-  the rollback segments that new transactions can take */
-  const uint64_t cap_target= truncation_cap_target();
-  s.publish(now, limit, eased_cap
-            (s, now, s.adaptive.truncation_cap
-             (now / 1000, history, purge_unparsed_trx(), cap_target,
-              TRX_SYS_N_RSEGS - s.rsegs_withheld, inside, in_thread_pool()),
-             cap_target, history, inside));
+  /* The law acts on the history without what no throttle removes: what
+  the oldest read view keeps purge from parsing.  Whatever else is in the
+  history (unparsed, or parsed and waiting for undo log truncation) drains
+  faster when fewer transactions run; a batch that found nothing to parse
+  does not mean that purge cannot progress.  Uncoupled (pre-MDEV-29401),
+  it acts on the whole history. */
+  const uint64_t x= innodb_purge_coupled_throttle
+    ? purge_throttle::adaptive_controller::output(history,
+                                                  purge_view_blocked_trx())
+    : history;
+  s.publish(now, s.adaptive.update(now / 1000, x, purged, srv_max_purge_lag,
+                                   x != 0, s.gate.waiting() != 0),
+            trx_sys.rw_trx_hash.size());
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch(true);
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
                   std::this_thread::sleep_for
                   (std::chrono::milliseconds(1500)););
-  purge_throttle_stats.truncation_cap_from= s.adaptive.cap_from();
   s.adaptive_drain_width= s.adaptive.drain_width();
   purge_throttle_stats.error= s.adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(s.adaptive.purge_rate());
@@ -320,18 +275,11 @@ void purge_throttle_no_history() noexcept
   purge_throttle_sys_t &s= purge_throttle_sys;
   srv_dml_needed_delay= 0;
   s.gate.batch(false);
-  s.last_history= 0;
   s.empty_batches= 0;
-  const ulonglong now= my_interval_timer();
-  /* nothing left to truncate: the cap's episode ends, eased out as after
-  any episode while connections wait (a waiter that queues wakes the
-  coordinator, which goes on easing; one that nobody republishes goes
-  stale) */
-  const uint64_t cap_target= truncation_cap_target();
-  s.publish(now, 0, eased_cap
-            (s, now,
-             s.adaptive.truncation_cap(now / 1000, 0, 0, cap_target, 0),
-             cap_target, 0, trx_sys.rw_trx_hash.size()));
+  /* nothing is held with an empty history */
+  s.adaptive.update(0, 0, 0, 0, false);
+  s.adaptive_drain_width= 0;
+  s.publish(my_interval_timer(), 0);
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
@@ -342,9 +290,8 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   /* Whether DML is being throttled now; the per-row delay published after
   this batch cannot tell (coupled, it is 0 when the batch found nothing). */
   const bool throttling= throttle_is_adaptive()
-    ? purge_throttle::adaptive_controller::keep_polling(history,
-                                                        srv_max_purge_lag) ||
-      purge_throttle_sys.adaptive.capping()
+    ? purge_throttle::adaptive_controller::engaged(history,
+                                                   srv_max_purge_lag)
     : purge_throttle::formula_delay(history, srv_max_purge_lag,
                                     srv_max_purge_lag_delay) != 0;
   if (!purge_throttle::coordinator_continues(coupled, n_pages, throttling))
@@ -376,7 +323,7 @@ void purge_throttle_adaptive_commit(size_t rseg_history) noexcept
   /* Transactions take the rollback segments in turn, so one segment's
   history times their number estimates the whole without touching the
   others' cache lines. */
-  if (purge_throttle::adaptive_controller::keep_polling
+  if (purge_throttle::adaptive_controller::engaged
       (uint64_t{rseg_history} * TRX_SYS_N_RSEGS, srv_max_purge_lag))
     purge_throttle_wake(purge_throttle_stats.commit_wakeups);
 }
@@ -391,12 +338,6 @@ uint purge_throttle_concurrency_in_force() noexcept
 {
   return purge_throttle_sys.gate.in_force(my_interval_timer(), purge_runs())
     ? purge_throttle_sys.gate.concurrency() : 0;
-}
-
-uint purge_throttle_truncation_cap_in_force() noexcept
-{
-  return purge_throttle_sys.gate.cap_in_force(my_interval_timer(),
-                                              purge_runs());
 }
 
 uint purge_throttle_gate_waiting() noexcept
@@ -470,15 +411,31 @@ void purge_throttle_sys_t::admit(THD *thd,
     else
     {
       const ulonglong now= my_interval_timer();
-      const ulonglong until= gate.give_up_at(now, queued, purge_runs());
+      ulonglong until= gate.give_up_at(queued);
       if (now >= until)
         break;
+      if (gate.head() == &w)
+      {
+        /* the commit rate lets the first waiter in as time passes; a full
+        gate lets it in when someone leaves */
+        if (const ulonglong token= gate.token_wait(now))
+          until= std::min<ulonglong>(until, now + token);
+        else
+        {
+          gate.poll(now, signal_waiter);
+          if (w.admitted)
+            break;
+        }
+      }
       struct timespec deadline;
       set_timespec_nsec(deadline, until - now);
       mysql_cond_timedwait(&w.cond, &mutex, &deadline);
     }
   }
   gate.dequeue(w);
+  /* the next waiter is first now: it waits for the commit rate's time */
+  if (const purge_throttle::gate_waiter *head= gate.head())
+    signal_waiter(*const_cast<purge_throttle::gate_waiter*>(head));
   thd_exit_cond(thd, &old_stage, __func__, __FILE__, __LINE__);
   thd_wait_end(thd);
   purge_throttle_stats.delayed_trx++;
@@ -499,7 +456,7 @@ void purge_throttle_trx_end(purge_throttle::connection &c, bool wrote_commit)
 {
   if (c.ticket.since)
     purge_throttle_sys.leave(c.ticket);
-  if (wrote_commit && throttle_is_adaptive())
+  if (wrote_commit && srv_max_purge_lag && throttle_is_adaptive())
     c.owes_wait= true;
 }
 

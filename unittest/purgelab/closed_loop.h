@@ -1,0 +1,457 @@
+/* Copyright (c) 2026, purgelab developers.
+
+   This program is free software; you can redistribute it and/or modify
+   it under the terms of the GNU General Public License as published by
+   the Free Software Foundation; version 2 of the License.
+
+   This program is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, write to the Free Software
+   Foundation, Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1335  USA */
+
+/* A fluid model of a server under a write load, driven by the real
+adaptive_controller and concurrency_window with an injected clock
+(closed_loop-t.cc):
+
+ - connections: a closed loop without think time; those the gate lets in
+   run, the others wait.  n running commit X(n) = peak * share(n) a second:
+   share rises linearly to 1 at the knee and falls past it as
+   1 / (1 + contention * (n / knee - 1)).  A transaction takes H = n / X(n)
+   (Little's law), which the gate measures over a window; the gate admits
+   at most the law's rate, and at most the concurrency window at once;
+ - purge parses the unparsed history at `purge` transactions a second, less
+   cpu_share of it when all connections run (in proportion to those that
+   run: they take the CPUs); a read view held in
+   [view_from, view_to) keeps it from parsing what commits meanwhile;
+ - undo log truncation (truncation_pass > 0) frees parsed history only in
+   rollback segments that no transaction references, once a pass: of 128
+   segments, those the drain withholds (drain_width()) free once the
+   transactions in them have ended one after another, the others with the
+   chance that none of the
+   running transactions took them (exp(-n / segments));
+ - the coordinator evaluates the law after each batch: every
+   batch / purge seconds, within [1 ms, POLL_MAX], and with an empty
+   history publishes no limit, as srv0purgelab.cc does. */
+
+#ifndef purgelab_closed_loop_h
+#define purgelab_closed_loop_h
+
+#include "trx0throttle.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace purgelab_sim
+{
+using purge_throttle::adaptive_controller;
+using purge_throttle::admission_gate;
+
+struct plant_params
+{
+  /** the law's floor, as a share of purge's rate (for the tests' bounds) */
+  static constexpr double MIN_RATE_SHARE= adaptive_controller::MIN_SHARE;
+  /** transactions that a purge batch parses (innodb_purge_batch_size
+  pages hold a few hundred of them on the loads measured) */
+  static constexpr double BATCH= 300;
+  static constexpr double N_RSEGS= 128;
+
+  double connections= 256;
+  double peak= 40000;       /* commits/s at the knee */
+  double knee= 32;
+  double contention= 0;
+  double purge= 20000;      /* transactions parsed per second */
+  double cpu_share= 0;      /* of purge's capacity taken by all connections */
+  double truncation_pass= 0;/* seconds per truncation pass; 0: at once */
+  double target= 10000;
+  double seconds= 0;        /* 0: long enough to settle */
+  double view_from= -1, view_to= -1;
+  /* from a time on, the load's peak times a factor */
+  std::vector<std::pair<double, double>> load_steps;
+
+  double throughput_share(double n) const
+  {
+    return n <= knee ? n / knee : 1 / (1 + contention * (n / knee - 1));
+  }
+  double load_factor(double t) const
+  {
+    double f= 1;
+    for (const auto &s : load_steps)
+      if (t >= s.first)
+        f= s.second;
+    return f;
+  }
+  double commit_rate(double n, double t) const
+  { return n > 0 ? peak * load_factor(t) * throughput_share(n) : 0; }
+  double unthrottled(double t) const
+  { return commit_rate(connections, t); }
+  /** purge's capacity while n connections run transactions: they take
+  the CPUs from purge in proportion to their number */
+  double purge_capacity(double n) const
+  { return purge * (1 - cpu_share * std::min(1.0, n / connections)); }
+  /** seconds between evaluations of the law */
+  double update_interval() const
+  {
+    return std::max(1e-3, std::min(double(purge_throttle::POLL_MAX) * 1e-6,
+                                   BATCH / purge));
+  }
+  /** whether any throttle can hold the target within 10%: it is at least
+  ten times what commits between two purge batches (when the law acts)
+  and between two truncation passes (when the history falls), at the rate
+  that purge sustains */
+  bool holdable() const
+  {
+    return target >= 10 * std::min(unthrottled(0), purge) *
+      std::max(update_interval(), truncation_pass);
+  }
+  /** the share of parsed history that one truncation pass frees with n
+  running and `withheld` segments withheld */
+  double truncation_share(double n, double withheld) const
+  {
+    const double available= N_RSEGS - withheld;
+    /* a withheld segment frees once the k = n / 128 transactions in it
+    have ended, one after another on the same rows: about k H after it
+    was withheld */
+    const double h= n / std::max(1e-9, commit_rate(n, 0)) *
+      std::max(1.0, n / N_RSEGS);
+    return withheld / N_RSEGS * std::min(1.0, truncation_pass / h) +
+      available / N_RSEGS * std::exp(-n / available);
+  }
+  std::string describe() const
+  {
+    char b[200];
+    std::snprintf(b, sizeof b, "connections %g, purge %g/s, target %g,"
+                  " peak %g/s, knee %g, contention %g, truncation pass %g s",
+                  connections, purge, target, peak, knee, contention,
+                  truncation_pass);
+    return b;
+  }
+};
+
+struct second
+{
+  double history= 0;   /* mean over the second */
+  double commits= 0;   /* in the second */
+  bool limited= false; /* connections waited at the gate in it */
+};
+
+struct run_result
+{
+  std::vector<second> seconds;
+  bool settled= false;
+  double settle_time= 0; /* from the start of the approach (or a backlog) */
+  /** of it, the least that any throttle needs: draining a backlog from 2 T
+  to 1.1 T at the floor (0 when the approach starts from below) */
+  double settle_least= 0;
+  double p95= 0;         /* of the history sampled every 10 ms, settled */
+  double swing= 0;       /* (max - min) / 2 of 1 s means, settled */
+  double throughput= 0;  /* mean commits/s, settled */
+  double best= 0;        /* the best rate that holds the target */
+  double last_history= 0;
+  unsigned held_empty= 0;
+  /* the history every 10 ms, and when */
+  std::vector<double> fine, fine_t;
+
+  struct verdict { double p95, swing, throughput; };
+  /** the history's p95 and swing, and the commit rate, in [a, b) s */
+  verdict judge(double a, double b) const
+  {
+    std::vector<double> h;
+    for (size_t i= 0; i < fine.size(); i++)
+      if (fine_t[i] >= a && fine_t[i] < b)
+        h.push_back(fine[i]);
+    std::sort(h.begin(), h.end());
+    verdict v{h.empty() ? 0 : h[size_t(0.95 * double(h.size() - 1))], 0, 0};
+    double lo= 1e300, hi= 0, commits= 0;
+    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++)
+    {
+      lo= std::min(lo, seconds[i].history);
+      hi= std::max(hi, seconds[i].history);
+      commits+= seconds[i].commits;
+    }
+    v.swing= (hi - lo) / 2;
+    v.throughput= commits / (b - a);
+    return v;
+  }
+
+  double history_at(double t) const { return seconds.at(size_t(t)).history; }
+  unsigned limited_at(double t) const
+  { return seconds.at(size_t(t)).limited; }
+  unsigned limited_between(double a, double b) const
+  {
+    unsigned n= 0;
+    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++)
+      n+= seconds[i].limited;
+    return n;
+  }
+  double min_commit_rate_after(double t) const
+  {
+    double m= 1e300;
+    for (size_t i= size_t(t) + 1; i < seconds.size(); i++)
+      m= std::min(m, seconds[i].commits);
+    return m;
+  }
+};
+
+/** the best commit rate at which the plant holds its target, searched
+over the connections inside (the load steps aside) */
+inline double best_rate(const plant_params &p)
+{
+  const double u= p.unthrottled(0);
+  double best= 0;
+  for (double n= 1; n <= p.connections; n= std::max(n + 1, n * 1.02))
+  {
+    double r= std::min(p.commit_rate(n, 0), p.purge_capacity(n));
+    if (p.truncation_pass > 0)
+      /* parsed history waiting for truncation: at most the target */
+      r= std::min(r, std::max(0.0, p.target - n) * p.truncation_share
+                  (n, purge_throttle::rseg_drain::ADAPTIVE_WIDTH) /
+                  p.truncation_pass);
+    best= std::max(best, r);
+  }
+  return std::min(best, u);
+}
+
+inline double percentile(std::vector<double> v, double q)
+{
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  return v[size_t(q * double(v.size() - 1))];
+}
+
+/** Run the plant under the law (or unthrottled). */
+inline run_result run(const plant_params &p, bool throttled= true)
+{
+  const double fill= p.target / std::max(1.0, p.unthrottled(0) - p.purge);
+  /* a target that the load takes over a minute to reach starts from a
+  backlog of twice the target, as after a read view was released */
+  const bool backlog= fill > 60;
+  const double recover= backlog
+    ? p.target / ((1 - plant_params::MIN_RATE_SHARE) * p.purge) : fill;
+  const double seconds= p.seconds > 0 ? p.seconds : recover + 120;
+  const double dt= std::max(1e-4, std::min(1e-2, 20 / p.unthrottled(0)));
+  const double u_int= p.update_interval();
+
+  adaptive_controller c;
+  double unparsed= backlog ? 2 * p.target : 0, blocked= 0, pending= 0;
+  double parsed= 0, window_start= -1, next_update= 0;
+  double held= 0, returned= 0;
+  bool full= false;
+  purge_throttle::concurrency_window window;
+  double next_pass= p.truncation_pass, next_sample= 0;
+  double last_parsed= 0, last_history= 0;
+  uint64_t limit= 0;
+  unsigned concurrency= 0;   /* 0: no limit */
+  run_result r;
+  second cur;
+  double cur_steps= 0;
+  std::vector<double> &fine= r.fine, &fine_t= r.fine_t;
+
+  const size_t steps= size_t(seconds / dt);
+  for (size_t i= 0; i < steps; i++)
+  {
+    const double t= double(i) * dt;
+    const double history= unparsed + blocked + pending;
+    const bool view= t >= p.view_from && t < p.view_to;
+    if (!view && blocked > 0)
+    {
+      unparsed+= blocked;  /* the view was released */
+      blocked= 0;
+    }
+    double n= p.connections;
+    if (concurrency && concurrency < n)
+      n= concurrency;
+    /* the gate's tokens: at most `limit` admissions a second; those
+    inside then are fewer, by Little's law */
+    const double free_rate= p.commit_rate(n, t);
+    const double x= limit ? std::min(free_rate, double(limit)) : free_rate;
+    if (x < free_rate)
+      /* admitted at x a second, each staying H(n) = n / X(n): n solves
+      X(n) = x, on the rising side of the knee */
+      n= std::min(n, x / (p.peak * p.load_factor(t)) * p.knee);
+    const bool waiting= n < p.connections;
+    /* this step runs under the limit published before it */
+    const bool limited= limit != 0;
+    const bool was_full= concurrency && concurrency <= n + 0.5;
+    if (throttled && t >= next_update)
+    {
+      next_update= t + u_int;
+      const uint64_t now= uint64_t(t * 1e6) + 1;
+      if (history < 1)
+        limit= c.update(0, 0, 0, 0, false);
+      else
+      {
+        const bool progress= parsed > last_parsed || history < last_history;
+        limit= c.update(now, adaptive_controller::output
+                        (uint64_t(history), uint64_t(blocked)),
+                        uint64_t(parsed), uint64_t(p.target), progress,
+                        waiting);
+      }
+      last_parsed= parsed;
+      last_history= history;
+      if (limit && !limited)
+      {
+        /* a limit comes into force (admission_gate::resize()) */
+        window.start(uint64_t(n));
+        if (window_start < 0)
+          window_start= t;
+      }
+      else if (limit && returned > 0 &&
+               t - window_start >= double(admission_gate::WINDOW) * 1e-9)
+      {
+        window.update(t - window_start, held / returned, full);
+        window_start= t;
+        held= returned= 0;
+        full= false;
+      }
+      concurrency= !limit ? 0 : unsigned(std::min(std::ceil(window.size()), 1e9));
+      /* the coordinator saw an empty history: nobody may be held */
+      if (history < 1 && (limit || concurrency))
+        r.held_empty++;
+    }
+
+    if (limited)
+    {
+      /* the gate measures the transactions that it let in: Little's law
+      gives their time inside */
+      held+= n * dt;
+      returned+= x * dt;
+      full= full || was_full;
+    }
+    /* commits */
+    (view ? blocked : unparsed)+= x * dt;
+    /* purge */
+    const double done= std::min(unparsed, p.purge_capacity(n) * dt);
+    unparsed-= done;
+    parsed+= done;
+    if (p.truncation_pass <= 0)
+      ;                      /* truncation keeps up */
+    else
+    {
+      pending+= done;
+      if (t >= next_pass)
+      {
+        next_pass= t + p.truncation_pass;
+        pending-= pending * p.truncation_share(n, c.drain_width());
+      }
+    }
+    if (p.truncation_pass <= 0)
+      pending= 0;
+    /* samples */
+    cur.history+= history;
+    cur.commits+= x * dt;
+    cur.limited= cur.limited || waiting;
+    cur_steps++;
+    if (t >= next_sample)
+    {
+      next_sample= t + 0.01;
+      fine.push_back(history);
+      fine_t.push_back(t);
+    }
+    if (size_t((t + dt) / 1.0) > r.seconds.size())
+    {
+      cur.history/= std::max(1.0, cur_steps);
+      r.seconds.push_back(cur);
+      cur= second();
+      cur_steps= 0;
+    }
+  }
+  /* settled: from the first second after the last one whose mean history
+  is outside T +- 10%, with at least 30 s left */
+  const size_t ns= r.seconds.size();
+  size_t from= 0;
+  for (size_t i= ns; i--; )
+    if (std::fabs(r.seconds[i].history - p.target) > 0.1 * p.target)
+    {
+      from= i + 1;
+      break;
+    }
+  r.last_history= ns ? r.seconds.back().history : 0;
+  r.best= best_rate(p);
+  if (from + 30 > ns)
+    return r;
+  /* the approach to the target starts once the history first exceeds
+  half of it; after a backlog, at the start */
+  double start= 0;
+  if (!backlog)
+    for (size_t i= 0; i < ns; i++)
+      if (r.seconds[i].history > 0.5 * p.target)
+      {
+        start= double(i);
+        break;
+      }
+  r.settled= true;
+  r.settle_time= std::max(0.0, double(from) - start);
+  if (backlog)
+    r.settle_least= 0.9 * p.target /
+      ((1 - plant_params::MIN_RATE_SHARE) * std::min(p.purge,
+                                                     p.unthrottled(0)));
+  /* judge the steady state: 10 s after settling */
+  /* (after a backlog, once what is left over T has drained at the
+  floor: no throttle drains it faster) */
+  const double left= std::max(0.0, r.seconds[from].history - p.target) /
+    ((1 - plant_params::MIN_RATE_SHARE) * std::min(p.purge, p.unthrottled(0)));
+  const size_t judge= std::min(ns - 20, from + 10 + size_t(left));
+  const run_result::verdict v= r.judge(double(judge), double(ns));
+  r.p95= v.p95;
+  r.swing= v.swing;
+  r.throughput= v.throughput;
+  return r;
+}
+
+/** The sweep's worst cases per region, printed for the design note */
+struct sweep_report
+{
+  unsigned runs= 0, skipped= 0;
+  struct region
+  {
+    double settle= 0, p95= 0, throughput= 1e9;
+    unsigned n= 0;
+  } regions[4];   /* by purge capacity: 1e3, 1e4, 1e5, 1e6 */
+  void add(const plant_params &p, const run_result &r)
+  {
+    runs++;
+    region &g= regions[std::min(3, std::max(0, int(std::lround
+                                                    (std::log10(p.purge)))
+                                          - 3))];
+    g.n++;
+    g.settle= std::max(g.settle, r.settle_time - r.settle_least);
+    g.p95= std::max(g.p95, r.p95 / p.target);
+    if (r.best > 0)
+      g.throughput= std::min(g.throughput, r.throughput / r.best);
+  }
+  void print(FILE *f) const
+  {
+    std::fprintf(f, "sweep: %u runs asserted, %u not holdable (target under"
+                 " ten updates' commits)\n", runs, skipped);
+    static const char *name[]= {"1e3", "1e4", "1e5", "1e6"};
+    for (unsigned i= 0; i < 4; i++)
+      std::fprintf(f, "purge %s/s: %u runs, worst settling %.1f s beyond"
+                   " the least,"
+                   " worst p95/T %.3f, worst throughput/best %.3f\n",
+                   name[i], regions[i].n, regions[i].settle, regions[i].p95,
+                   regions[i].throughput);
+  }
+};
+
+/** A recorded run's plant, as its unthrottled arm measured it */
+struct calibrated
+{
+  const char *run;
+  /** the recorded run's load phase, seconds */
+  double seconds;
+  plant_params plant;
+};
+
+std::vector<calibrated> calibrated_runs();
+
+} // namespace purgelab_sim
+
+#endif
