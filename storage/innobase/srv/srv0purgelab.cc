@@ -35,7 +35,6 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include "trx0sys.h"
 #include "ha_prototypes.h"
 #include <debug_sync.h>
-#include "scheduler.h"
 #include <mysql/service_thd_wait.h>
 #include "mysql/psi/mysql_stage.h"
 
