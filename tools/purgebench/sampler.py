@@ -21,6 +21,20 @@ STATUS = ["Innodb_history_list_length", "Innodb_lsn_current", "Innodb_max_trx_id
           "Innodb_purge_drain_released", "Innodb_purge_drain_withheld_usec"]
 QUERY = ("SHOW GLOBAL STATUS WHERE Variable_name IN ("
          + ", ".join(f"'{n}'" for n in STATUS) + ")")
+# The fork's throttle internals are INNODB_METRICS counters (module
+# purge_throttle, and the purge module's purge_dml_delay_usec); a sample
+# keeps them under the status variables' names that they had before, so that
+# older runs and newer ones read alike.  Older builds have them as status
+# variables, which STATUS still asks for.
+METRICS = {"purge_dml_delay_usec": "Innodb_purge_dml_delay_current_usec"}
+METRICS_QUERY = ("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
+                 "WHERE SUBSYSTEM='purge_throttle' OR NAME='purge_dml_delay_usec'")
+
+
+def metric_rows(rows):
+    """INNODB_METRICS (NAME, COUNT) rows -> (status name, value) rows."""
+    return [(METRICS.get(str(n).lower(), "Innodb_" + str(n).lower()), v)
+            for n, v in rows]
 
 
 class SamplerError(Exception):
@@ -45,8 +59,11 @@ def from_rows(rows):
     """SHOW GLOBAL STATUS rows -> a sample: every name of STATUS in lower
     case (None where the server lacks it); the trx id counter, which the
     redo bytes per transaction need, as trx_id_counter."""
-    got = {str(k).lower(): v for k, v in rows}
+    got = {}
+    for k, v in rows:  # a status variable wins over a metric of its name
+        got.setdefault(str(k).lower(), v)
     s = {name.lower(): to_number(got.get(name.lower())) for name in STATUS}
+    s.update((k, to_number(v)) for k, v in got.items() if k not in s)
     s["trx_id_counter"] = s.pop("innodb_max_trx_id")
     return s
 
@@ -80,12 +97,20 @@ class Sampler(threading.Thread):
         self.errors = 0
         self.cpu_s = 0.0
         self.final = None
+        self.metrics = True
 
     def sample(self):
         """One sample, now."""
         with self.conn.cursor() as cur:
             cur.execute(QUERY)
-            return from_rows(cur.fetchall())
+            rows = list(cur.fetchall())
+            if self.metrics:
+                try:
+                    cur.execute(METRICS_QUERY)
+                    rows += metric_rows(cur.fetchall())
+                except Exception:  # a server without INNODB_METRICS
+                    self.metrics = False
+            return from_rows(rows)
 
     def run(self):
         cpu0 = time.thread_time()

@@ -94,9 +94,24 @@ class ParserTest(unittest.TestCase):
         self.assertIsNone(s["innodb_purge_unparsed_trx"])    # a server without it
         self.assertNotIn("innodb_max_trx_id", s)
 
-    def test_the_sampler_reads_status_only(self):
+    def test_the_sampler_reads_status_and_the_throttle_metrics(self):
         self.assertTrue(sampler.QUERY.startswith("SHOW GLOBAL STATUS WHERE"))
         self.assertIn("'Innodb_max_trx_id'", sampler.QUERY)
+        self.assertIn("SUBSYSTEM='purge_throttle'", sampler.METRICS_QUERY)
+
+    def test_metrics_keep_the_names_they_had_as_status_variables(self):
+        rows = sampler.metric_rows([("purge_coordinator_polls", 7),
+                                    ("purge_dml_delay_usec", 2500),
+                                    ("purge_rsegs_withheld", 3)])
+        s = sampler.from_rows([("Innodb_history_list_length", "17"),
+                               ("Innodb_max_trx_id", "1")] + rows)
+        self.assertEqual(7, s["innodb_purge_coordinator_polls"])
+        self.assertEqual(2500, s["innodb_purge_dml_delay_current_usec"])
+        self.assertEqual(3, s["innodb_purge_rsegs_withheld"])
+        # an older build's status variable wins over a metric of its name
+        s = sampler.from_rows([("Innodb_max_trx_id", "1"),
+                               ("Innodb_purge_rsegs_withheld", "5")] + rows)
+        self.assertEqual(5, s["innodb_purge_rsegs_withheld"])
 
     def test_status_values(self):
         self.assertEqual(1, sampler.to_number("ON"))
