@@ -319,10 +319,14 @@ class Bench:
             self.outdir, f"server-{label}" if labelled else "server"), labelled)
             for label, inst in servers]
         self.runs = []
+        self.failures = []      # the runs that failed: scenario, arm, repeat, error
+        self.stopped = None     # why the invocation stopped before its end
         self.commands = []
         self.meta = {}
         self.noted = set()
         self.sb_extra = list(args.sb_option)
+        for note in getattr(args, "notes", ()):
+            self.log(note)
         if args.workload:
             self.meta["workload"] = (f"{args.workload} (--workload)"
                                      + (f", options {' '.join(self.sb_extra)}"
@@ -392,7 +396,7 @@ class Bench:
         # sysbench prepares its statements per thread and table: 2048
         # threads pass the default 16382 (error 1461 in thread_init)
         cnf["max_prepared_stmt_count"] = str(max(16382, threads * 32))
-        cnf.update(dict(kv.split("=", 1) for kv in self.args.option))
+        cnf.update(dict(self.args.option))
         # settings this version does not know stay out of its my.cnf
         # (10.5 lacks some of 10.11's, 11.8 dropped some), listed in the report
         unknown = unknown_settings(cnf, t.inst.variables())
@@ -474,6 +478,38 @@ class Bench:
 
     # -- one measured run --------------------------------------------------
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
+                repeat, **kw):
+        """One measured run (measure(), which takes the same arguments); a
+        run that fails (its client, the server, the sampler) is filed in
+        self.failures, its server stopped, and None returned: the next run
+        goes on, and the invocation ends with a non-zero status and the
+        failed runs named at the top of summary.md. After
+        MAX_FAILED_IN_A_ROW failures in a row it gives up (GiveUp)."""
+        try:
+            res = self.measure(t, scenario, arm, settings, test, tables, rows, threads,
+                               seconds, repeat, **kw)
+        except RUN_ERRORS as e:
+            self.run_failed(t, scenario, t.arm(arm), repeat, e)
+            return None
+        self.failed_in_a_row = 0
+        return res
+
+    def run_failed(self, t, scenario, arm, repeat, error):
+        why = str(error).strip()
+        self.failures.append(dict(scenario=scenario, arm=arm, repeat=repeat,
+                                  error=why[-2000:]))
+        first = why.splitlines()[0] if why else type(error).__name__
+        self.log(f"  {scenario} {arm} #{repeat}: FAILED: {first}")
+        if t.running():
+            try:
+                t.server.kill()     # the next run starts it again (crash recovery)
+            except (ServerError, OSError):
+                pass
+        self.failed_in_a_row = getattr(self, "failed_in_a_row", 0) + 1
+        if self.failed_in_a_row >= MAX_FAILED_IN_A_ROW:
+            raise GiveUp(f"{self.failed_in_a_row} runs failed in a row; the last: {first}")
+
+    def measure(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
                 repeat, rate=None, extra=None, client=None, options=(), parse=None,
                 client_short=None):
         """One measured run. client: None for sysbench on the sbtest tables
@@ -720,6 +756,9 @@ class Bench:
                     res = self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds,
                                        1, rate=rate, extra={"target_rate": rate},
                                        client_short=sysbench.rate_not_reached)
+                    if res is None:         # failed: no higher rate on this server
+                        going.remove(t)
+                        continue
                     res["bounded_by"] = lag_measure(res)
                     # a rate the client could not give says nothing of purge
                     res["bounded"] = (None if res["client_short"]
@@ -761,7 +800,12 @@ class Bench:
                 res = self.run_arm(t, name, arm, st, name, warehouses, 0, threads, seconds, r,
                                    extra=dict(extra or {}, warehouses=warehouses,
                                               ac_threads=ac), client=client)
+                if res is None:
+                    continue
                 res.update(self.gotpc_check(t, binary, warehouses))
+                if res["check"].startswith("FAILED"):
+                    self.failures.append(dict(scenario=name, arm=res["arm"], repeat=r,
+                                              error=f"go-tpc tpcc check: {res['check']}"))
                 self.log(f"    check: {res['check']}; tpmC {fmt(res.get('tpmc'))}, "
                          f"{res.get('errors')} _ERR, {res.get('error_lines')} error line(s)")
 
@@ -845,8 +889,6 @@ class Bench:
         steps = ib_plan(self.args)
         lags = self.args.lags or self.pick(name, "lags")
         self.start_all()
-        if self.args.workload:
-            self.log(f"  {name} runs its own script, not --workload")
         first = steps[0]
         self.log(f"== {name}: 1 table of {first['table_rows']:,} rows, {first['writers']} "
                  f"writer(s), {steps[-1]['readers']} reader(s) in the query steps, "
@@ -863,8 +905,14 @@ class Bench:
             # rotate whole arms: each arm runs all its steps in order
             for t, arm, st, extra in rotate(arms, r):
                 t.prepared = None       # a fresh table: drop sbtest and prepare again
-                for step in steps:
-                    self.ib_step(t, arm, st, step, r, extra)
+                for i, step in enumerate(steps):
+                    if self.ib_step(t, arm, st, step, r, extra) is None:
+                        # the later steps need this one's table: not run
+                        left = [s["name"] for s in steps[i + 1:]]
+                        if left:
+                            self.log(f"  {name} {t.arm(arm)} #{r}: not running "
+                                     f"{' '.join(left)} (they follow a failed step)")
+                        break
 
     def ib_step(self, t, arm, settings, step, repeat, extra=None):
         """One step of the Insert Benchmark for one arm: a run_arm() with
@@ -884,6 +932,8 @@ class Bench:
                            step["table_rows"], step["threads"], step["time_limit"], repeat,
                            extra=dict(extra or {}, ib_step=step["name"]),
                            options=insertbench.sysbench_options(step), parse=parse)
+        if res is None:
+            return None
         res["db_bytes"] = insertbench.db_bytes(t.server.datadir)
         res["table_bytes"] = insertbench.db_bytes(t.server.datadir, system=False)
         row = res["ib_row"] = insertbench.step_row(step, t.arm(arm), res)
@@ -1027,8 +1077,12 @@ class Bench:
                 f"{sum(cpu) / len(cpu):.2f} CPU s per run on average, {max(cpu):.2f} at most, "
                 f"over {len(cpu)} runs; {sum(r.get('sampler_errors') or 0 for r in self.runs)} "
                 "failed samples")
+        if self.failures:
+            with open(os.path.join(self.outdir, "failed-runs.json"), "w") as f:
+                json.dump(self.failures, f, indent=1)
         text = report.markdown(self.outdir, self.meta, self.runs, self.tables(),
-                               headline(self.runs))
+                               headline(self.runs), failed=failed_lines(self.failures,
+                                                                        self.stopped))
         # report.html beside it; a missing module costs the page, not the run
         from . import htmlreport
         try:
@@ -1039,6 +1093,23 @@ class Bench:
 
 
 LATENCY_HEADER = "latency ms p50 / p95 / p99 / max"
+# what a failed run raises; run_arm() files it and goes on
+RUN_ERRORS = (ServerError, sysbench.SysbenchError, gotpc.GoTpcError, sampler.SamplerError)
+MAX_FAILED_IN_A_ROW = 3
+
+
+class GiveUp(Exception):
+    """Runs keep failing: stop the invocation, keep what was measured."""
+
+
+def failed_lines(failures, stopped=None):
+    """summary.md's opening when runs failed or the invocation stopped
+    early: one line per failed run, and why it stopped."""
+    out = [f"{f['scenario']} {f['arm']} #{f['repeat']}: "
+           f"{(f['error'].splitlines() or ['?'])[0][:300]}" for f in failures]
+    if stopped:
+        out.append(f"The invocation stopped early: {stopped}; the runs after it were not made.")
+    return out
 
 
 def relative_header(key, targets):
@@ -1304,7 +1375,9 @@ def fmt(v, d=0):
     return report.fmt(v, d)
 
 
-def parse_args(argv):
+def parse_args(argv, check_only=False):
+    """The options, checked. check_only (--check-args, before BUILD/setup):
+    the same checks, except those that need what set-up installs."""
     ap = argparse.ArgumentParser(
         prog="purgebench", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -1324,7 +1397,7 @@ def parse_args(argv):
                          "build/release/sql/mariadbd; Debian's: see --compare-server)")
     ap.add_argument("--basedir", default=None, metavar="DIR",
                     help="its basedir, if not the parent of its bin/ or sbin/")
-    ap.add_argument("--arms", default="formula,adaptive",
+    ap.add_argument("--arms", default=None,
                     help="throttle arms for the fork: any of formula,uncoupled,adaptive "
                          "(default formula,adaptive); the unthrottled arm always runs; "
                          "--arms unthrottled runs it alone")
@@ -1350,7 +1423,7 @@ def parse_args(argv):
                     help="tpcc, ch: TPC-C warehouses (default 2, --full 10)")
     ap.add_argument("--ac-threads", type=positive, default=None, metavar="N",
                     help="ch: analytical query threads (default 1, --full 2)")
-    ap.add_argument("--check-time", type=positive, default=60, metavar="S",
+    ap.add_argument("--check-time", type=positive, default=None, metavar="S",
                     help="tpcc, ch: seconds that go-tpc's consistency check may take after "
                          "each run; a check still running then is stopped, its queries "
                          "killed, and the conditions it finished reported (default 60; its "
@@ -1359,13 +1432,14 @@ def parse_args(argv):
     ap.add_argument("--repeats", type=positive, default=None,
                     help="repeats of each arm, their order rotated (default 1; 2 for the "
                          "default run, no SCENARIO given)")
-    ap.add_argument("--time", type=int, default=None,
+    ap.add_argument("--time", type=positive, default=None, metavar="S",
                     help="seconds per run (override; insert-benchmark: per query step)")
-    ap.add_argument("--threads", type=int, default=None,
+    ap.add_argument("--threads", type=positive, default=None, metavar="N",
                     help="threads for backlog-vs-lag and purge-capacity; insert-benchmark: "
                          "writers, and as many readers in the query steps (default 2)")
-    ap.add_argument("--tables", type=int, default=None, help="sysbench tables (override)")
-    ap.add_argument("--rows", type=int, default=None,
+    ap.add_argument("--tables", type=positive, default=None, metavar="N",
+                    help="sysbench tables (override)")
+    ap.add_argument("--rows", type=positive, default=None, metavar="N",
                     help="rows per table (override; insert-benchmark: the table's rows, "
                          "of which l.i1 inserts 40%% and l.i2 10%%)")
     ap.add_argument("--lags", type=lags, default=None, metavar="N[,N...]",
@@ -1375,7 +1449,8 @@ def parse_args(argv):
                     help="purge-capacity: the paced write rates to try, transactions per "
                          "second, in increasing order (default 500,1000,2000,4000,8000, with --full "
                          "also 16000); an unpaced run follows while purge keeps up")
-    ap.add_argument("--option", action="append", default=[], metavar="VAR=VALUE",
+    ap.add_argument("--option", action="append", default=[], type=cnf_option,
+                    metavar="VAR=VALUE",
                     help="extra my.cnf setting (repeatable)")
     ap.add_argument("--cpu-load", type=cpu_load, default=0, metavar="N",
                     help="N processes spinning on the CPU while each run's load runs, as other "
@@ -1422,7 +1497,10 @@ def parse_args(argv):
     elif "all" in a.scenarios:
         a.scenarios = list(SCENARIOS)
     a.repeats = a.repeats or 1
-    a.arms = [x for x in a.arms.split(",") if x]
+    a.given = {o for o in OPTION_USERS if getattr(a, o.lstrip("-").replace("-", "_"))
+               not in (None, [])}
+    a.arms = [x for x in (a.arms or "formula,adaptive").split(",") if x]
+    a.check_time = a.check_time or 60
     bad = [x for x in a.arms
            if x not in ("formula", "uncoupled", "adaptive", "unthrottled")]
     if bad:
@@ -1442,7 +1520,10 @@ def parse_args(argv):
         try:
             a.workload = workloads.resolve(a.workload)
         except workloads.WorkloadError as e:
-            ap.error(str(e))
+            # before BUILD/setup (--check-args) sysbench may not be installed
+            # yet: its scripts are checked again once it is
+            if not (check_only and not os.path.isdir(workloads.SYSBENCH_DIR)):
+                ap.error(str(e))
     if (a.sweep_threads or a.switch) and "thread-sweep" not in a.scenarios:
         ap.error("--sweep-threads and --switch are thread-sweep's: add the scenario "
                  "thread-sweep")
@@ -1468,7 +1549,75 @@ def parse_args(argv):
     if a.compare_server and a.label == a.compare_label:
         ap.error(f"--label and --compare-label are both '{a.label}'; give the servers "
                  "different names")
+    if check_only:
+        for opt, path in (("--server", a.server), ("--compare-server", a.compare_server)):
+            if path is not None and not os.access(os.path.expanduser(path), os.X_OK):
+                ap.error(f"{opt} {path}: no such executable")
+    unused, a.notes = ignored_options(a.scenarios, a.given, a.sb_option)
+    if unused:
+        ap.error(unused)
     return a
+
+
+# the options that only some scenarios use, and which: any other scenario
+# of a run ignores it (a note), a run where none uses it is an error
+OPTION_USERS = {
+    "--threads": ("backlog-vs-lag", "purge-capacity", "tpcc", "ch", "insert-benchmark"),
+    "--tables": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
+                 "thread-sweep"),
+    "--rows": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
+               "thread-sweep", "insert-benchmark"),
+    "--lags": ("backlog-vs-lag", "tpcc", "ch", "insert-benchmark"),
+    "--arms": ("history-growth", "backlog-vs-lag", "tpcc", "ch", "insert-benchmark"),
+    "--rates": ("purge-capacity",),
+    "--warehouses": ("tpcc", "ch"),
+    "--check-time": ("tpcc", "ch"),
+    "--ac-threads": ("ch",),
+    "--workload": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
+                   "thread-sweep"),
+}
+# what a scenario does instead of an option it ignores
+IGNORES = {
+    "--threads": "its own thread counts (thread-sweep: --sweep-threads)",
+    "--tables": "its own tables",
+    "--rows": "its own data (tpcc, ch: --warehouses)",
+    "--lags": "no innodb_max_purge_lag target",
+    "--arms": "its own arms",
+    "--workload": "its own client",
+}
+SB_USERS = OPTION_USERS["--workload"]
+
+
+def ignored_options(scenarios, given, sb_options=()):
+    """(error or None, [note]) for the options given that a scenario of
+    this run does not use: an option that none of them uses is an error
+    (it would change nothing), one that some ignore gets a note per
+    scenario that ignores it."""
+    notes = []
+    for opt in sorted(given):
+        users = OPTION_USERS[opt]
+        mine = [sc for sc in scenarios if sc in users]
+        if not mine:
+            return (f"{opt} is used only by {', '.join(users)}; this run has "
+                    f"{' '.join(scenarios)}: add one of those scenarios or leave {opt} out",
+                    [])
+        for sc in scenarios:
+            if sc not in users:
+                notes.append(f"note: {sc} ignores {opt}"
+                             + (f" (it runs {IGNORES[opt]})" if opt in IGNORES else ""))
+    ib = [o for o in sb_options if insertbench.is_script_option(o)]
+    other = [o for o in sb_options if not insertbench.is_script_option(o)]
+    for opts, users in ((other, SB_USERS), (ib, (insertbench.SCENARIO,))):
+        if not opts:
+            continue
+        mine = [sc for sc in scenarios if sc in users]
+        if not mine:
+            return (f"--sb-option {' '.join(o[2:] for o in opts)}: only "
+                    f"{', '.join(users)} pass(es) it to its script; this run has "
+                    f"{' '.join(scenarios)}", [])
+        notes += [f"note: {sc} ignores --sb-option {' '.join(o[2:] for o in opts)}"
+                  for sc in scenarios if sc not in users]
+    return None, notes
 
 
 # where a mariadbd is under a directory given to --server-list: its own
@@ -1536,6 +1685,16 @@ def counts(text, what, example):
     if bad:
         raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
     return values
+
+
+def cnf_option(text):
+    """--option VAR=VALUE: a my.cnf setting -> (VAR, VALUE)."""
+    var, eq, value = text.partition("=")
+    var = var.strip()
+    if not eq or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", var):
+        raise argparse.ArgumentTypeError(
+            f"'{text}': give VAR=VALUE, e.g. innodb_max_purge_lag=10000 (a switch: VAR=ON)")
+    return var, value.strip()
 
 
 def positive(text):
@@ -1626,11 +1785,7 @@ def stop_on_sigterm():
 SUBCOMMANDS = ("report", "compare")
 
 
-def report_main(argv):
-    """purgebench report DIR...: (re)write report.html from each results
-    directory's summary.md (compare.html from compare.md in a directory
-    that purgebench compare wrote)."""
-    from . import htmlreport
+def report_parser():
     ap = argparse.ArgumentParser(
         prog="purgebench report",
         description="Write report.html beside summary.md in each results directory: one "
@@ -1640,7 +1795,15 @@ def report_main(argv):
     ap.add_argument("dirs", nargs="+", metavar="DIR",
                     help="a results directory (summary.md), or one that purgebench compare "
                          "wrote (compare.md: compare.html again)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def report_main(argv):
+    """purgebench report DIR...: (re)write report.html from each results
+    directory's summary.md (compare.html from compare.md in a directory
+    that purgebench compare wrote)."""
+    from . import htmlreport
+    args = report_parser().parse_args(argv)
     rc = 0
     for d in args.dirs:
         try:
@@ -1662,8 +1825,25 @@ def report_main(argv):
     return rc
 
 
+def check_args(argv):
+    """--check-args ARGS: parse and check ARGS as a run would, print what a
+    scenario will ignore, and exit: BUILD/run does this before set-up and
+    the build, so that a wrong option fails in seconds."""
+    if argv and argv[0] == "report":
+        report_parser().parse_args(argv[1:])
+    elif argv and argv[0] == "compare":
+        from . import compare
+        compare.parse_args(argv[1:])
+    else:
+        for note in parse_args(argv, check_only=True).notes:
+            print(f"purgebench: {note}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "--check-args":
+        return check_args(argv[1:])
     if argv and argv[0] == "report":
         return report_main(argv[1:])
     if argv and argv[0] == "compare":
@@ -1675,6 +1855,7 @@ def main(argv=None):
         repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         args.server = os.path.join(repo, "build", "release", "sql", "mariadbd")
     bench = None
+    rc = 0
     try:
         sysbench.require()
         bench = Bench(args)
@@ -1683,17 +1864,29 @@ def main(argv=None):
             bench.scenario(sc)
     except KeyboardInterrupt:
         print("\npurgebench: interrupted; keeping what was measured", file=sys.stderr)
-    except (ServerError, sysbench.SysbenchError, gotpc.GoTpcError, sampler.SamplerError) as e:
+        rc = 130
+        if bench:
+            bench.stopped = "interrupted (Ctrl-C or kill)"
+    except (GiveUp,) + RUN_ERRORS as e:
         print(f"purgebench: {e}", file=sys.stderr)
         if bench is None:
             return 1
+        rc = 1
+        bench.stopped = str(e).splitlines()[0] if str(e).strip() else type(e).__name__
     finally:
         if bench:
             bench.stop()
-    if bench and bench.runs:
+    if bench is None:
+        return 1
+    if bench.failures:
+        rc = rc or 1
+        print(f"purgebench: {len(bench.failures)} run(s) failed:", file=sys.stderr)
+        for line in failed_lines(bench.failures):
+            print(f"  {line}", file=sys.stderr)
+    if bench.runs or bench.failures:
         print(bench.finish())
         print(f"purgebench: report {os.path.join(bench.outdir, 'summary.md')}")
         if os.path.exists(os.path.join(bench.outdir, "report.html")):
             print(f"purgebench: report {os.path.join(bench.outdir, 'report.html')}")
-        return 0
-    return 1
+        return rc
+    return rc or 1

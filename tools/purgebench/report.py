@@ -253,10 +253,17 @@ def plot_line(name):
     return f"![{name}]({name})" if name.endswith(".png") else name
 
 
-def markdown(outdir, meta, runs, tables, headline=()):
-    """summary.md: the answer first (headline: [(title, [sentence])]), then
-    the tables, the plots, and the build, configuration and machine."""
+def markdown(outdir, meta, runs, tables, headline=(), failed=()):
+    """summary.md: the runs that failed, if any (failed: [line]), the
+    answer (headline: [(title, [sentence])]), then the tables, the plots,
+    and the build, configuration and machine."""
     lines = ["# purgebench report", ""]
+    if failed:
+        lines.append("**Failed runs** (the figures below are of the runs that finished; "
+                     "the errors whole: failed-runs.json, progress.log):")
+        lines.append("")
+        lines.extend(f"- {line}" for line in failed)
+        lines.append("")
     for title, sentences in headline:
         lines.append(f"**{title}**")
         lines.append("")

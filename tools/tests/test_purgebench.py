@@ -508,10 +508,11 @@ class CompareTest(unittest.TestCase):
         self.assertEqual("1.00", {r[0]: r for r in rows}["stock:formula@1000"][-2])
 
     def test_rates_option(self):
-        self.assertEqual([2000, 4000], bench.parse_args(["--rates", "2000,4000"]).rates)
+        self.assertEqual([2000, 4000],
+                         bench.parse_args(["purge-capacity", "--rates", "2000,4000"]).rates)
         for bad in ("4000,2000", "0,100", "a", "100,100"):
             with mock.patch("sys.stderr"), self.assertRaises(SystemExit):
-                bench.parse_args(["--rates", bad])
+                bench.parse_args(["purge-capacity", "--rates", bad])
 
     def test_b_over_a_column(self):
         b = self.bench("history-growth", "--repeats", "3")
