@@ -29,6 +29,8 @@ MEASURES = (
     ("history_max", "history max", True),
     ("backlog", "to purge at slow shutdown", True),
     ("redo_bytes_per_trx", "redo bytes/trx", True),
+    ("redo_bytes_per_row", "redo bytes/row", True),
+    ("cpu_us_per_op", "server CPU µs/op", True),
 )
 # marks a measure where less is better in the table's header
 LESS = "↓"
@@ -86,8 +88,26 @@ def group(runs):
     return out
 
 
+def value(r, key):
+    """A run's measure: an Insert Benchmark step's from its "ib_row"
+    (insertbench.step_row(): inserts/s, queries/s, redo per row, CPU per
+    operation; its sysbench tps and qps count the script's events, not the
+    benchmark's rows or queries: left out), any other run's from the run
+    itself."""
+    row = r.get("ib_row")
+    if row is not None:
+        if key in ("tps", "qps", "redo_bytes_per_trx"):
+            return None
+        if key == "cpu_us_per_op":
+            v = row.get("cpu_s_per_op")
+            return None if v is None else v * 1e6
+        if key in row:
+            return row[key]
+    return r.get(key)
+
+
 def median(rs, key):
-    return stats.summary([r.get(key) for r in rs])["median"]
+    return stats.summary([value(r, key) for r in rs])["median"]
 
 
 def plan(runs_a, runs_b):
@@ -127,7 +147,7 @@ def plan(runs_a, runs_b):
 def measures(rs_a, rs_b):
     """The MEASURES that A or B has for these runs."""
     return [(k, t, low) for k, t, low in MEASURES
-            if any(r.get(k) is not None for r in rs_a + rs_b)]
+            if any(value(r, k) is not None for r in rs_a + rs_b)]
 
 
 def tables(runs_a, runs_b, arms_by_scenario):
@@ -155,8 +175,19 @@ def tables(runs_a, runs_b, arms_by_scenario):
     return out
 
 
+def throughput_key(sc, runs):
+    """The throughput a scenario's answer is given in; for an Insert
+    Benchmark step, queries/s in a query step and inserts/s in the others
+    (what its own tables compare)."""
+    if any(r.get("ib_row") for r in runs):
+        return ("queries_per_s" if any(value(r, "queries_per_s") is not None for r in runs)
+                else "inserts_per_s")
+    return THROUGHPUT.get(sc, "tps")
+
+
 def digits(key):
-    return 1 if key in ("lat_p95_ms", "lat_p99_ms", "redo_bytes_per_trx") else 0
+    return 1 if key in ("lat_p95_ms", "lat_p99_ms", "redo_bytes_per_trx",
+                        "redo_bytes_per_row", "cpu_us_per_op") else 0
 
 
 def headline(runs_a, runs_b, arms_by_scenario):
@@ -165,11 +196,11 @@ def headline(runs_a, runs_b, arms_by_scenario):
     ga, gb = group(runs_a), group(runs_b)
     out = []
     for sc, arms in arms_by_scenario:
-        key = THROUGHPUT.get(sc, "tps")
-        unit = "tpmC" if key == "tpmc" else key.replace("_per_s", "/s")
         lines = []
         for arm in arms:
             a, b = ga[sc][arm], gb[sc][arm]
+            key = throughput_key(sc, a + b)
+            unit = "tpmC" if key == "tpmc" else key.replace("_per_s", "/s")
             parts = []
             for k, name in ((key, unit), ("history_p95", "history p95"),
                             ("lat_p95_ms", "latency p95")):

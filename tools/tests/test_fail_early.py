@@ -217,5 +217,37 @@ class FailedRunTest(unittest.TestCase):
         self.assertIn("backlog-vs-lag adaptive@1000 #1: query failed: SET GLOBAL x", text)
 
 
+class CompareInsertBenchmarkTest(unittest.TestCase):
+    """purgebench compare on saved Insert Benchmark results (two steps per
+    arm of docs/results/ib-fork-vs-stock and -r2, runs.json as recorded):
+    inserts/s and queries/s are in each run's ib_row."""
+    A = os.path.join(tp.FIXTURES, "results", "ib-fork-vs-stock")
+    B = os.path.join(tp.FIXTURES, "results", "ib-fork-vs-stock-r2")
+
+    def test_inserts_and_queries_per_second_are_compared(self):
+        from purgebench import compare
+        a, b = compare.load(self.A, "A"), compare.load(self.B, "B")
+        arms, _ = compare.plan(a, b)
+        (rel_title, header, rows), (_, abs_header, abs_rows) = compare.tables(a, b, arms)
+        self.assertEqual("insert-benchmark: B over A", rel_title)
+        self.assertIn("inserts/s", header)
+        self.assertIn("queries/s", header)
+        self.assertNotIn("tps", header)         # the script's events, not its rows
+        by = {r[0]: r for r in abs_rows}
+        ins, q = abs_header.index("inserts/s"), abs_header.index("queries/s")
+        # A's one run; B's median of its two repeats (32,084.7 and 29,409.6)
+        self.assertEqual("30,347 → 30,747", by["fork:unthrottled@l.i1"][ins])
+        self.assertEqual("- → -", by["fork:unthrottled@l.i1"][q])
+        self.assertEqual("62,969 → 61,350", by["fork:unthrottled@qr100"][q])
+        rel = {r[0]: r for r in rows}
+        self.assertEqual("**0.83** (red)", rel["stock-10.11.18:unthrottled@qr100"][
+            header.index("queries/s")])
+        lines = dict(compare.headline(a, b, arms))["insert-benchmark"]
+        self.assertIn("fork:unthrottled@l.i1: inserts/s 1.01x, history p95 0.84x, "
+                      "latency p95 1.01x (B over A)", lines)
+        self.assertIn("stock-10.11.18:unthrottled@qr100: queries/s 0.83x, history p95 "
+                      "1.00x, latency p95 0.90x (B over A)", lines)
+
+
 if __name__ == "__main__":
     unittest.main()
