@@ -26,8 +26,8 @@ import subprocess
 import sys
 import time
 
-from . import cpuload, gotpc, insertbench, progress, report, sampler, stats, sysbench, \
-    workloads
+from . import client, cpuload, gotpc, insertbench, progress, report, sampler, stats, \
+    sysbench, workloads
 from .server import Installation, Server, ServerError, free_port, unknown_settings
 
 SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
@@ -295,6 +295,8 @@ def sweep_plan(points, runs, repeats):
 
 
 class Bench:
+    progress_every = 10     # seconds between two progress lines of a step in a log
+
     def __init__(self, args):
         self.args = args
         self.full = args.full
@@ -363,6 +365,19 @@ class Bench:
         with open(os.path.join(self.outdir, "progress.log"), "a") as f:
             f.write(msg + "\n")
 
+    def step(self, title, status=None):
+        """A step that may run for long, with its progress (progress.Ticker):
+        a live line in a terminal, a line every 10 s in the log."""
+        return progress.Ticker(title, say=self.log, status=status, every=self.progress_every)
+
+    def wait_for_purge(self, srv):
+        """SET GLOBAL innodb_max_purge_lag_wait=0: until purge has caught up."""
+        def history():
+            h = srv.status(["Innodb_history_list_length"]).get("innodb_history_list_length")
+            return None if h is None else f"history {int(h):,}"
+        with self.step("waiting for purge to catch up", history):
+            srv.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
+
     def use(self, t):
         """Make t's server the running one (one at a time: the other is idle
         and stops fast); start it unless it runs (each arm ends with a
@@ -417,8 +432,9 @@ class Bench:
             t.tcp_port = free_port()
         t.server = Server(t.inst, t.workdir, cnf, allow_nonempty=not first or self.args.reuse_datadir,
                           tcp_port=t.tcp_port)
-        t.server.initialize()
-        t.server.start()
+        with self.step(f"{t.label}: starting mariadbd"):
+            t.server.initialize()
+            t.server.start()
         shutil.copy(t.server.cnf, os.path.join(self.outdir, t.cnf_copy))
         if first:
             self.record(t)
@@ -471,10 +487,13 @@ class Bench:
         if t.prepared == key:
             return
         t.server.query("DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest")
-        cmd = sysbench.prepare(t.server.socket, test, tables, rows, extra=self.sb_for(test))
+        last = client.LastLine()
+        with self.step(f"{t.label}: sysbench prepare, {tables} x {rows:,} rows", last.status):
+            cmd = sysbench.prepare(t.server.socket, test, tables, rows, extra=self.sb_for(test),
+                                   on_line=last)
         self.commands.append(" ".join(cmd))
         t.prepared = key
-        t.server.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
+        self.wait_for_purge(t.server)
 
     # -- one measured run --------------------------------------------------
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
@@ -530,7 +549,7 @@ class Bench:
             if not self.has_var(t, var):
                 raise ServerError(f"arm {arm} needs @@{var}, which this server lacks")
             srv.query(f"SET GLOBAL {var}={val}")
-        srv.query("SET GLOBAL innodb_max_purge_lag_wait=0", timeout=600)
+        self.wait_for_purge(srv)
         if client is None:
             cmd = sysbench.command(test, "run", srv.socket, tables, rows, threads=threads,
                                    time_s=seconds, rate=rate,
@@ -579,7 +598,8 @@ class Bench:
                 self.keep_output(scenario, arm, repeat, run.text)
         # purge clears tens of thousands of transactions within a second once
         # the load stops: the slow shutdown began the instant sysbench exited
-        took = srv.shutdown(slow=True)
+        with self.step(f"{scenario} {arm} #{repeat}: slow shutdown", srv.shutdown_status):
+            took = srv.shutdown(slow=True)
         s1 = samples[-1] if samples else s0     # the last sample under load
         backlog = srv.backlog()
         hist = [s.get("innodb_history_list_length") for s in samples]
@@ -828,13 +848,17 @@ class Bench:
             cmd = gotpc.command(binary, t.tcp_port, bench, action, warehouses, threads=4)
             self.commands.append(" ".join(cmd))
             self.log(f"   {t.label}: go-tpc {bench} {action}, {warehouses} warehouse(s)")
-            out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            if out.returncode != 0:
-                raise gotpc.GoTpcError(f"go-tpc {bench} {action} failed:\n{out.stdout[-2000:]}")
-        srv.shutdown(slow=True)
+            load = gotpc.LoadProgress(warehouses)
+            with self.step(f"{t.label}: go-tpc {bench} {action}", load.status):
+                rc, out = client.run_lines(cmd, load)
+            if rc != 0:
+                raise gotpc.GoTpcError(f"go-tpc {bench} {action} failed:\n{out[-2000:]}")
+        with self.step(f"{t.label}: slow shutdown after the load", srv.shutdown_status):
+            srv.shutdown(slow=True)
         snap = os.path.join(t.workdir, "data.prepared")
         shutil.rmtree(snap, ignore_errors=True)
-        shutil.copytree(srv.datadir, snap, symlinks=True)
+        with self.step(f"{t.label}: copying the loaded data directory"):
+            shutil.copytree(srv.datadir, snap, symlinks=True)
         t.snapshot = key
 
     def restore_snapshot(self, t):
@@ -845,8 +869,9 @@ class Bench:
             if other is not t and other.running():
                 other.server.shutdown(slow=False, timeout=600)
         data = t.server.datadir
-        shutil.rmtree(data)
-        shutil.copytree(os.path.join(t.workdir, "data.prepared"), data, symlinks=True)
+        with self.step(f"{t.label}: restoring the loaded data directory"):
+            shutil.rmtree(data)
+            shutil.copytree(os.path.join(t.workdir, "data.prepared"), data, symlinks=True)
         t.prepared = None       # sysbench's tables are not in it
 
     def gotpc_check(self, t, binary, warehouses):
@@ -859,7 +884,8 @@ class Bench:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         timed_out = False
         try:
-            out = proc.communicate(timeout=self.args.check_time)[0]
+            with self.step(f"{t.label}: go-tpc tpcc check (at most {self.args.check_time} s)"):
+                out = proc.communicate(timeout=self.args.check_time)[0]
         except subprocess.TimeoutExpired:
             timed_out = True
             proc.terminate()

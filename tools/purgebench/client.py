@@ -61,3 +61,37 @@ class ClientRun:
                 self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+def run_lines(cmd, on_line=None):
+    """Run cmd to its end, its output (stdout and stderr) read line by line
+    as it comes, each given to on_line (a step's progress). Returns
+    (exit status, the whole output)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, bufsize=1)
+    lines = []
+    try:
+        with proc.stdout:
+            for line in proc.stdout:
+                lines.append(line)
+                if on_line:
+                    on_line(line)
+    except BaseException:       # Ctrl-C: the client does not outlive the harness
+        proc.kill()
+        proc.wait()
+        raise
+    return proc.wait(), "".join(lines)
+
+
+class LastLine:
+    """A step's status: the last non-empty line its client printed."""
+
+    def __init__(self):
+        self.line = None
+
+    def __call__(self, line):
+        if line.strip():
+            self.line = line.strip()[:160]
+
+    def status(self):
+        return self.line

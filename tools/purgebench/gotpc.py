@@ -108,6 +108,43 @@ def command(gotpc, port, bench, action, warehouses, threads=1, seconds=None,
     return cmd
 
 
+# go-tpc tpcc prepare prints one line as it begins each part of the load
+# (tpcc/load.go): the items once, then per warehouse its row, its stock and
+# its districts, then per district its customers, history, orders, new
+# orders and order lines
+LOAD_RE = re.compile(r"^load to (?P<table>[a-z_]+)(?: in warehouse (?P<w>\d+))?"
+                     r"(?: district (?P<d>\d+))?$")
+DISTRICTS_PER_WAREHOUSE = 10
+
+
+def load_parts(warehouses):
+    """How many 'load to' lines go-tpc tpcc prepare prints for a load."""
+    return 1 + warehouses * (3 + DISTRICTS_PER_WAREHOUSE * 5)
+
+
+class LoadProgress:
+    """The status of a go-tpc prepare from its output lines: the parts of
+    the load begun out of all, and the latest; any other line (ch
+    prepare's 'creating view', 'analyzing table') as it is."""
+
+    def __init__(self, warehouses):
+        self.total = load_parts(warehouses)
+        self.begun = 0
+        self.latest = None
+
+    def __call__(self, line):
+        line = line.strip()
+        if LOAD_RE.match(line):
+            self.begun += 1
+        if line:
+            self.latest = line[:160]
+
+    def status(self):
+        if self.begun:
+            return f"{self.begun} of {self.total} load parts begun, latest: {self.latest}"
+        return self.latest
+
+
 ERROR_LINE_RE = re.compile(r"(?i)(\berror\b|\bfailed\b|invalid connection|\berr\b)")
 
 

@@ -307,6 +307,17 @@ class Server:
         self.shutdown_started = None
         return time.time() - t0
 
+    def shutdown_status(self):
+        """What a slow shutdown under way has logged: its last 'to purge N
+        transactions' (None before the first)."""
+        try:
+            with open(self.errlog, errors="replace") as f:
+                f.seek(self.log_mark)
+                found = BACKLOG_RE.findall(f.read())
+        except OSError:
+            return None
+        return f"to purge {int(found[-1]):,} transactions" if found else None
+
     def kill(self):
         if self.proc and self.proc.poll() is None:
             try:

@@ -167,11 +167,13 @@ def command(test, action, socket, tables, table_size, threads=1, time_s=None,
     return cmd
 
 
-def prepare(socket, test, tables, table_size, threads=2, extra=()):
+def prepare(socket, test, tables, table_size, threads=2, extra=(), on_line=None):
+    """sysbench's prepare of the tables; on_line gets each line of its
+    output as it comes ('Inserting 5000 records into 'sbtest3'', ...)."""
     cmd = command(test, "prepare", socket, tables, table_size, threads=threads, extra=extra)
-    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if out.returncode != 0:
-        raise SysbenchError("sysbench prepare failed:\n" + out.stdout[-2000:])
+    rc, out = client.run_lines(cmd, on_line)
+    if rc != 0:
+        raise SysbenchError("sysbench prepare failed:\n" + out[-2000:])
     return cmd
 
 

@@ -278,6 +278,9 @@ class StepServer(tp.FakeServer):
     def backlog(self):
         return 0
 
+    def shutdown_status(self):
+        return None
+
 
 class FakeSampler:
     def __init__(self, socket, on_sample=None):

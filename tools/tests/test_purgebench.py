@@ -316,6 +316,12 @@ class FakeServer:
     def query(self, sql, timeout=60):
         return []
 
+    def status(self, names):
+        return {}
+
+    def shutdown_status(self):
+        return None
+
     def value(self, sql):
         name = sql.split("@@")[-1].replace("GLOBAL.", "")
         if name in FakeServer.lacking.get(self.inst.mariadbd, ()):
