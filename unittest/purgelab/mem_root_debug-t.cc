@@ -37,10 +37,29 @@ extern "C" void init_alloc_root_named(PSI_memory_key, MEM_ROOT *root, size_t,
   last_name= name;
 }
 
+/* Upstream's st_mem_root (include/my_alloc.h of 10.11.18) followed by the
+name that patch 0001 adds in debug builds, laid out by this compiler for
+this target: no size of any one ABI is assumed. */
+struct named_mem_root
+{
+  USED_MEM *free;
+  USED_MEM *used;
+  USED_MEM *pre_alloc;
+  size_t min_malloc;
+  size_t block_size;
+  unsigned int block_num;
+  unsigned short first_block_usage;
+  unsigned short flags;
+  void (*error_handler)(void);
+  PSI_memory_key psi_key;
+  const char *name;
+};
+
 TEST(MemRootDebug, HasANameAfterPsiKey)
 {
   EXPECT_GT(offsetof(MEM_ROOT, name), offsetof(MEM_ROOT, psi_key));
-  EXPECT_EQ(sizeof(MEM_ROOT), 64u + sizeof(const char*));
+  EXPECT_EQ(offsetof(named_mem_root, name), offsetof(MEM_ROOT, name));
+  EXPECT_EQ(sizeof(named_mem_root), sizeof(MEM_ROOT));
 }
 
 TEST(MemRootDebug, InitAllocRootNamesTheRootAfterItsCallSite)

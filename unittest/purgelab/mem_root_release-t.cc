@@ -26,6 +26,24 @@
 # error "this file must be compiled with DBUG_OFF"
 #endif
 
+/* Upstream's st_mem_root (include/my_alloc.h of 10.11.18, before patch 0001):
+the same members in the same order, without the debug-only name.  Compiled
+by the same compiler for the same target, so that its layout is upstream's
+on any ABI. */
+struct upstream_mem_root
+{
+  USED_MEM *free;
+  USED_MEM *used;
+  USED_MEM *pre_alloc;
+  size_t min_malloc;
+  size_t block_size;
+  unsigned int block_num;
+  unsigned short first_block_usage;
+  unsigned short flags;
+  void (*error_handler)(void);
+  PSI_memory_key psi_key;
+};
+
 template <typename T, typename = void>
 struct has_name_member : std::false_type {};
 template <typename T>
@@ -41,8 +59,25 @@ TEST(MemRootRelease, EndsWithPsiKeyAsUpstream)
   EXPECT_EQ(sizeof(MEM_ROOT),
             MY_ALIGN(offsetof(MEM_ROOT, psi_key) + sizeof(PSI_memory_key),
                      alignof(MEM_ROOT)));
-  /* x86-64: 3 pointers, 2 size_t, uint, 2 ushort, 1 pointer, psi_key */
-  EXPECT_EQ(64u, sizeof(MEM_ROOT));
+}
+
+TEST(MemRootRelease, LayoutIsUpstreams)
+{
+  EXPECT_EQ(sizeof(upstream_mem_root), sizeof(MEM_ROOT));
+  EXPECT_EQ(alignof(upstream_mem_root), alignof(MEM_ROOT));
+#define SAME_OFFSET(m) \
+  EXPECT_EQ(offsetof(upstream_mem_root, m), offsetof(MEM_ROOT, m)) << #m
+  SAME_OFFSET(free);
+  SAME_OFFSET(used);
+  SAME_OFFSET(pre_alloc);
+  SAME_OFFSET(min_malloc);
+  SAME_OFFSET(block_size);
+  SAME_OFFSET(block_num);
+  SAME_OFFSET(first_block_usage);
+  SAME_OFFSET(flags);
+  SAME_OFFSET(error_handler);
+  SAME_OFFSET(psi_key);
+#undef SAME_OFFSET
 }
 
 TEST(MemRootRelease, InitAllocRootIsThePlainFunction)
