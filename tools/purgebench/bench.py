@@ -28,7 +28,8 @@ import time
 
 from . import client, cpuload, gotpc, insertbench, progress, report, sampler, stats, \
     sysbench, workloads
-from .server import Installation, Server, ServerError, free_port, unknown_settings
+from .server import (AttachedServer, Conn, Installation, Server, ServerError, free_port,
+                     redact, sql_literal, unknown_settings)
 
 SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
              "thread-sweep", "tpcc", "ch", "insert-benchmark")
@@ -147,7 +148,10 @@ class Target:
         self.vars = {}          # has_var answers (a binary's variables do not change)
 
     def running(self):
-        return self.server is not None and self.server.proc is not None
+        s = self.server
+        if getattr(s, "attached", False):
+            return s.running()
+        return s is not None and s.proc is not None
 
     def arm(self, name):
         """An arm's name as it appears in results and the report."""
@@ -300,7 +304,10 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.full = args.full
-        if getattr(args, "server_list", None):
+        self.attach = getattr(args, "attach", None)
+        if self.attach:
+            servers = [(args.label, None)]      # a server the harness did not start
+        elif getattr(args, "server_list", None):
             servers = [(label, Installation(path, basedir=basedir, hint=(
                 f"--server-list {label}=...: build it (BUILD/build, BUILD/build stock-10.5), "
                 "unpack Debian's stock server with tools/install-stock-server, or give "
@@ -323,6 +330,7 @@ class Bench:
         self.runs = []
         self.failures = []      # the runs that failed: scenario, arm, repeat, error
         self.stopped = None     # why the invocation stopped before its end
+        self.schema_created = False     # attach mode: the harness's schema is there
         self.commands = []
         self.meta = {}
         self.noted = set()
@@ -398,6 +406,8 @@ class Bench:
         self.use(self.targets[0])
 
     def stop(self):
+        if self.attach:
+            return self.detach()
         for t in self.targets:
             if t.running():
                 try:   # stop cleanly; kill only if that fails
@@ -406,6 +416,8 @@ class Bench:
                     t.server.kill()
 
     def start_server(self, t, threads):
+        if self.attach:
+            return self.attach_server(t)
         cnf = dict(BASE_CNF)
         cnf["max_connections"] = str(max(151, threads + 50))
         # sysbench prepares its statements per thread and table: 2048
@@ -440,6 +452,143 @@ class Bench:
             self.record(t)
             for v in ARM_VARS:
                 self.has_var(t, v)
+
+    # -- attach mode: a server the harness did not start -----------------
+    def attach_server(self, t):
+        """Connect to the server of --host/--socket. The first time: refuse
+        a schema of the harness's name that is there already (it would be
+        dropped), record the server, and write the SQL that restores the
+        global variables the arms may change, before any is changed."""
+        first = t.server is None
+        t.server = AttachedServer(self.attach)
+        with self.step(f"connecting to {self.attach.where()}"):
+            t.server.start()
+        if not first:
+            return
+        db = self.attach.db
+        if t.server.query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA "
+                          f"WHERE SCHEMA_NAME='{db}'"):
+            raise ServerError(f"schema {db} exists on {self.attach.where()}: purgebench "
+                              f"creates and drops a schema of its own; drop {db} or pass "
+                              "--schema NAME")
+        self.record_attached(t)
+        self.save_globals(t)
+
+    def record_attached(self, t):
+        """What the server says of itself: version, recorded variables, all
+        its global variables (server-variables.json)."""
+        m = t.meta_prefix
+        self.meta[m + "server"] = (f"attached: {self.attach.where()} (not started by "
+                                   "purgebench, never shut down by it)")
+        self.meta[m + "mariadbd --version"] = t.server.value("SELECT @@version")
+        for v in RECORDED_VARS + ["version_compile_machine", "version_compile_os",
+                                  "innodb_undo_tablespaces", "thread_handling"]:
+            try:
+                self.meta[f"{m}@@{v}"] = t.server.value(f"SELECT @@{v}")
+            except ServerError:
+                pass
+        variables = dict(t.server.query("SHOW GLOBAL VARIABLES"))
+        with open(os.path.join(self.outdir, "server-variables.json"), "w") as f:
+            json.dump(variables, f, indent=1, sort_keys=True)
+        self.meta[m + "build flavour"] = "unknown (attached): see @@version_comment"
+        self.meta[m + "my.cnf"] = ("the server's own; every global variable as found: "
+                                   "server-variables.json")
+        self.meta["backlog measure"] = (
+            "attach mode, no slow shutdown: after the load stops, the history is sampled "
+            "once a second until it is under the target and until it is zero (at most "
+            f"--drain-timeout {self.args.drain_timeout} s)")
+        if "sysbench" not in self.meta:
+            self.meta["sysbench"] = sysbench.version()
+            self.meta["machine"] = json.dumps(dict(machine(), note="the harness's machine; "
+                                                   "the server may run elsewhere"))
+
+    def changeable(self, t):
+        """The global variables that this invocation's arms may set."""
+        names = list(ARM_VARS)
+        if self.args.switch:
+            names.append(self.args.switch[0])
+        return [n for n in names if self.has_var(t, n)]
+
+    def save_globals(self, t):
+        """restore-globals.sql: SET GLOBAL of each variable an arm may
+        change, to its value now; written before any is changed, run by
+        detach() (also after Ctrl-C or a failed run), and by hand if the
+        harness dies (the command is printed now)."""
+        lines, self.saved_globals = [], {}
+        for name in self.changeable(t):
+            value = t.server.value(f"SELECT @@GLOBAL.{name}")
+            self.saved_globals[name] = value
+            lines.append(f"SET GLOBAL {name}={sql_literal(value)};")
+        self.restore_file = os.path.join(self.outdir, "restore-globals.sql")
+        with open(self.restore_file, "w") as f:
+            f.write("-- purgebench: the global variables it may change, as it found them\n"
+                    + "\n".join(lines) + "\n")
+        self.log(f"purgebench: the server's settings as found are in {self.restore_file}; "
+                 f"if purgebench dies before it restores them, run:\n  "
+                 f"{self.attach.client_hint(self.restore_file)}")
+
+    def detach(self):
+        """The end of attach mode, however it came: restore the global
+        variables, drop the harness's schema, close the connection. The
+        server runs on."""
+        t = self.targets[0]
+        if t.server is None:
+            return
+        failed = []
+        try:
+            if not t.running():
+                t.server.start()
+            for name, value in getattr(self, "saved_globals", {}).items():
+                try:
+                    t.server.query(f"SET GLOBAL {name}={sql_literal(value)}")
+                except ServerError as e:
+                    failed.append(f"{name}: {e}")
+            if self.schema_created:
+                t.server.query(f"DROP DATABASE IF EXISTS {self.attach.db}")
+        except ServerError as e:
+            failed.append(str(e))
+        finally:
+            t.server.kill()
+        if failed:
+            self.log("purgebench: could not restore the server's settings: "
+                     + "; ".join(failed) + "\n  run: "
+                     + self.attach.client_hint(self.restore_file))
+        elif getattr(self, "restore_file", None):
+            self.log(f"purgebench: the server's global variables are restored "
+                     f"({os.path.basename(self.restore_file)}); schema {self.attach.db} "
+                     "dropped; the server runs on")
+
+    def drain(self, srv, target, limit):
+        """After the load, without a slow shutdown: sample the history once a
+        second until it is under target (if any) and zero, at most limit s.
+        Returns (seconds to under target or None, seconds to zero or None,
+        [(t, history)])."""
+        smp = sampler.connect(srv.conn)
+        t0, seen, under, zero = time.time(), [], None, None
+
+        def status():
+            return f"history {fmt(seen[-1][1])}" if seen else None
+        try:
+            with self.step("draining: the history after the load", status):
+                while True:
+                    with smp.cursor() as cur:
+                        cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'")
+                        row = cur.fetchone()
+                    t = round(time.time() - t0, 1)
+                    h = int(row[1]) if row else None
+                    seen.append((t, h))
+                    if h is not None and target and under is None and h <= target:
+                        under = t
+                    if h == 0:
+                        zero = t
+                        under = t if target and under is None else under
+                        break
+                    if t >= limit:
+                        break
+                    time.sleep(1)
+        finally:
+            smp.close()
+        return under, zero, seen
 
     def record(self, t):
         """The server's identity and settings, into the report's meta."""
@@ -486,12 +635,14 @@ class Bench:
         key = (test, tables, rows, tuple(self.sb_for(test)))
         if t.prepared == key:
             return
-        t.server.query("DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest")
+        db = self.attach.db if self.attach else "sbtest"
+        t.server.query(f"DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}")
+        self.schema_created = True
         last = client.LastLine()
         with self.step(f"{t.label}: sysbench prepare, {tables} x {rows:,} rows", last.status):
             cmd = sysbench.prepare(t.server.socket, test, tables, rows, extra=self.sb_for(test),
                                    on_line=last)
-        self.commands.append(" ".join(cmd))
+        self.commands.append(redact(" ".join(cmd)))
         t.prepared = key
         self.wait_for_purge(t.server)
 
@@ -559,7 +710,8 @@ class Bench:
                 return sysbench.Run(cmd, **kw)
         else:
             cmd, start = client(srv)
-        self.commands.append(f"# {scenario} {arm} #{repeat}: SET GLOBAL {settings}\n" + " ".join(cmd))
+        self.commands.append(f"# {scenario} {arm} #{repeat}: SET GLOBAL {settings}\n"
+                             + redact(" ".join(cmd)))
         last = {}
 
         def on_sample(s):
@@ -575,11 +727,11 @@ class Bench:
         s0 = smp.sample()
         smp.start()
         # the server's CPU time (utime + stime) over the load, not its shutdown
-        cpu = [insertbench.proc_cpu_seconds(srv.proc.pid), None]
+        cpu = [server_cpu(srv), None]
         with cpuload.spinning(self.args.cpu_load):
             def on_exit():      # the last sample is taken under load
                 smp.stop(final=True)
-                cpu[1] = insertbench.proc_cpu_seconds(srv.proc.pid)
+                cpu[1] = server_cpu(srv)
                 srv.signal_shutdown()
             run = start(on_interval=on_interval, on_exit=on_exit)
             short = None
@@ -596,12 +748,26 @@ class Bench:
                 samples = smp.stop()
                 bar.close()
                 self.keep_output(scenario, arm, repeat, run.text)
-        # purge clears tens of thousands of transactions within a second once
-        # the load stops: the slow shutdown began the instant sysbench exited
-        with self.step(f"{scenario} {arm} #{repeat}: slow shutdown", srv.shutdown_status):
-            took = srv.shutdown(slow=True)
         s1 = samples[-1] if samples else s0     # the last sample under load
-        backlog = srv.backlog()
+        drained = {}
+        if getattr(srv, "attached", False):
+            # no slow shutdown of a server that is not ours: the history
+            # left when the load stopped, and how long purge took to bring
+            # it under the target and to zero
+            target = drain_target(settings, extra, self.args.lags)
+            backlog = (smp.final or s1).get("innodb_history_list_length")
+            under, zero, seen = self.drain(srv, target, self.args.drain_timeout)
+            took = 0.0
+            drained = dict(backlog_measure=DRAIN, drain_target=target,
+                           drain_under_target_s=under, drain_zero_s=zero,
+                           drain_limit_s=self.args.drain_timeout, drain_samples=seen)
+        else:
+            # purge clears tens of thousands of transactions within a second
+            # once the load stops: the slow shutdown began the instant
+            # sysbench exited
+            with self.step(f"{scenario} {arm} #{repeat}: slow shutdown", srv.shutdown_status):
+                took = srv.shutdown(slow=True)
+            backlog = srv.backlog()
         hist = [s.get("innodb_history_list_length") for s in samples]
         trx = (s1["trx_id_counter"] - s0["trx_id_counter"]) / 2 \
             if s1.get("trx_id_counter") and s0.get("trx_id_counter") else None
@@ -629,13 +795,15 @@ class Bench:
                       server_cpu_s=None if None in cpu else round(cpu[1] - cpu[0], 3),
                       **stats.history_composition(samples),
                       **stats.truncation_figures(samples),
+                      **drained,
                       **(parse("".join(run.text)) if parse else {}))
         self.keep(t, result, extra)
         self.log(f"  {scenario} {arm} #{repeat}: tps {fmt(result['tps'])} "
                  f"qps {fmt(result['qps'])} latency p95 {fmt(result['lat_p95_ms'], 2)} ms "
                  f"history max {fmt(result['history_max'])} "
-                 f"last {fmt(result['history_last'])} backlog {fmt(backlog)} "
-                 f"(slow shutdown {took:.1f}s)")
+                 f"last {fmt(result['history_last'])} "
+                 + (f"at the load's end {fmt(backlog)}, {drain_cell(result)}" if drained else
+                    f"backlog {fmt(backlog)} (slow shutdown {took:.1f}s)"))
         return result
 
     def keep_output(self, scenario, arm, repeat, lines):
@@ -846,7 +1014,7 @@ class Bench:
         steps = [("tpcc", "prepare")] + ([("ch", "prepare")] if name == "ch" else [])
         for bench, action in steps:
             cmd = gotpc.command(binary, t.tcp_port, bench, action, warehouses, threads=4)
-            self.commands.append(" ".join(cmd))
+            self.commands.append(redact(" ".join(cmd)))
             self.log(f"   {t.label}: go-tpc {bench} {action}, {warehouses} warehouse(s)")
             load = gotpc.LoadProgress(warehouses)
             with self.step(f"{t.label}: go-tpc {bench} {action}", load.status):
@@ -960,8 +1128,17 @@ class Bench:
                            options=insertbench.sysbench_options(step), parse=parse)
         if res is None:
             return None
-        res["db_bytes"] = insertbench.db_bytes(t.server.datadir)
-        res["table_bytes"] = insertbench.db_bytes(t.server.datadir, system=False)
+        if self.attach:
+            # no data directory here: the table's tablespace as the server
+            # reports it, the system and undo tablespaces not
+            res["db_bytes"] = None
+            size = t.server.value("SELECT SUM(FILE_SIZE) FROM information_schema."
+                                  "INNODB_SYS_TABLESPACES WHERE NAME LIKE "
+                                  f"'{self.attach.db}/%'")
+            res["table_bytes"] = int(size) if size not in (None, "NULL") else None
+        else:
+            res["db_bytes"] = insertbench.db_bytes(t.server.datadir)
+            res["table_bytes"] = insertbench.db_bytes(t.server.datadir, system=False)
         row = res["ib_row"] = insertbench.step_row(step, t.arm(arm), res)
         c = res.get("ib") or {}
         if step["rows"] and c.get("rows_inserted", 0) < step["rows"]:
@@ -1048,7 +1225,7 @@ class Bench:
                 else:
                     row = [arm, mmm(tps), mmm(qps), latency_cell(rs), mmm(med(rs, "history_p95")),
                            mmm(med(rs, "history_p95_late")),
-                           mmm(med(rs, "history_max")), mmm(med(rs, "backlog")),
+                           mmm(med(rs, "history_max")), backlog_cell(rs, mmm, med),
                            paired_ratio(rs, base.get(arm), key)]
                     if sc == "backlog-vs-lag" and sustained:
                         mine = sustained.get(t)
@@ -1063,9 +1240,11 @@ class Bench:
                 header = ["target rate", "tps", "history max", "unparsed max", "history at end",
                           "purge keeps up"]
             else:
+                drained = any(r.get("backlog_measure") == DRAIN for r in self.runs
+                              if r["scenario"] == sc)
                 header = ["arm", "tps", "qps", LATENCY_HEADER, "history p95",
                           "history p95, 2nd half", "history max",
-                          "to purge at slow shutdown",
+                          DRAIN_HEADER if drained else "to purge at slow shutdown",
                           "qps / unthrottled" if sc == "backlog-vs-lag" else "tps / first arm"]
                 if sc == "backlog-vs-lag" and sustained:
                     header.append("tps / sustained by purge")
@@ -1126,6 +1305,49 @@ MAX_FAILED_IN_A_ROW = 3
 
 class GiveUp(Exception):
     """Runs keep failing: stop the invocation, keep what was measured."""
+
+
+# the backlog measure of a run on a server the harness did not start
+DRAIN = "drain (sampled)"
+DRAIN_HEADER = "history at the load's end; s to under the target / to zero (sampled)"
+
+
+def server_cpu(srv):
+    """The CPU seconds the server's process used so far (/proc), or None
+    for a server whose process is not the harness's child (attach mode)."""
+    pid = getattr(getattr(srv, "proc", None), "pid", None)
+    return None if pid is None else insertbench.proc_cpu_seconds(pid)
+
+
+def drain_target(settings, extra, lags):
+    """The history the drain after a run is timed down to: the run's
+    innodb_max_purge_lag, else its step's lag, else the first of --lags;
+    None when there is none (only the time to zero is taken)."""
+    lag = (settings or {}).get("innodb_max_purge_lag") or (extra or {}).get("lag")
+    return lag or (lags[0] if lags else None)
+
+
+def drain_cell(r):
+    """A run's drain in words: seconds to under the target / to zero."""
+    def sec(v):
+        return f">{r.get('drain_limit_s')} s" if v is None else f"{v:g} s"
+    under = sec(r.get("drain_under_target_s")) if r.get("drain_target") else "-"
+    return f"{under} / {sec(r.get('drain_zero_s'))}"
+
+
+def backlog_cell(rs, mmm, med):
+    """The backlog column's cell: what the slow shutdown had to purge, or in
+    attach mode the history at the load's end and the drain's times
+    (medians over the repeats)."""
+    if not any(r.get("backlog_measure") == DRAIN for r in rs):
+        return mmm(med(rs, "backlog"))
+
+    def m(k):
+        return stats.summary([r.get(k) for r in rs])["median"]
+    under, zero = m("drain_under_target_s"), m("drain_zero_s")
+    first = rs[0]
+    return (f"{fmt(m('backlog'))}; "
+            + drain_cell(dict(first, drain_under_target_s=under, drain_zero_s=zero)))
 
 
 def failed_lines(failures, stopped=None):
@@ -1484,6 +1706,30 @@ def parse_args(argv, check_only=False):
     ap.add_argument("--out", default=None, help="results directory (default results/<time>)")
     ap.add_argument("--reuse-datadir", action="store_true",
                     help="allow an existing data directory under --out")
+    att = ap.add_argument_group(
+        "attach mode: a server you deployed",
+        "Benchmark a running server that purgebench did not start: the clients and the\n"
+        "sampler connect to it; purgebench creates and drops its own schema, records\n"
+        "the server's version and variables, never shuts it down, and restores every\n"
+        "global variable it changed (restore-globals.sql, written before any change).\n"
+        "The backlog is the drain after each run: seconds until the history is under\n"
+        "the target and zero, sampled.")
+    att.add_argument("--host", default=None, metavar="H",
+                     help="the server's host (TCP; with --port, default 3306)")
+    att.add_argument("--port", type=port_number, default=None, metavar="P",
+                     help="its TCP port (default 3306)")
+    att.add_argument("--socket", default=None, metavar="S",
+                     help="its Unix socket, instead of --host")
+    att.add_argument("--user", default=None, metavar="U",
+                     help="the user the harness connects as (default root); it needs to "
+                          "create and drop the schema and to SET GLOBAL")
+    att.add_argument("--password-file", default=None, metavar="F",
+                     help="a file whose first line is the user's password (default: none)")
+    att.add_argument("--schema", default=None, metavar="NAME",
+                     help="the schema purgebench creates and drops (default purgebench); "
+                          "one that exists already is refused")
+    att.add_argument("--drain-timeout", type=positive, default=None, metavar="S",
+                     help="the longest the drain after a run is sampled (default 300)")
     cmp = ap.add_argument_group(
         "comparing servers",
         "A is --server, B is --compare-server; or any number with --server-list.\n"
@@ -1566,7 +1812,7 @@ def parse_args(argv, check_only=False):
                                 ("--compare-label", a.compare_label)) if v is not None]
         if given:
             ap.error(f"{', '.join(given)}: only with --compare-server")
-    a.label = "fork" if a.label is None else a.label
+    a.label = ("attached" if a.host or a.socket else "fork") if a.label is None else a.label
     a.compare_label = "stock" if a.compare_label is None else a.compare_label
     for opt, label in (("--label", a.label), ("--compare-label", a.compare_label)):
         if not LABEL_RE.fullmatch(label):
@@ -1579,6 +1825,7 @@ def parse_args(argv, check_only=False):
         for opt, path in (("--server", a.server), ("--compare-server", a.compare_server)):
             if path is not None and not os.access(os.path.expanduser(path), os.X_OK):
                 ap.error(f"{opt} {path}: no such executable")
+    a.attach = attach_conn(ap, a)
     unused, a.notes = ignored_options(a.scenarios, a.given, a.sb_option)
     if unused:
         ap.error(unused)
@@ -1711,6 +1958,59 @@ def counts(text, what, example):
     if bad:
         raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
     return values
+
+
+def port_number(text):
+    """--port: a TCP port, 1..65535."""
+    n = positive(text)
+    if n > 65535:
+        raise argparse.ArgumentTypeError(f"'{text}': a port is 1..65535")
+    return n
+
+
+def attach_conn(ap, a):
+    """Attach mode's Conn from --host/--port/--socket/--user/--password-file/
+    --schema, or None without --host and --socket; the options that belong
+    to a server the harness starts are refused with it."""
+    mine = [o for o, v in (("--port", a.port), ("--user", a.user),
+                           ("--password-file", a.password_file), ("--schema", a.schema),
+                           ("--drain-timeout", a.drain_timeout)) if v is not None]
+    if a.host is None and a.socket is None:
+        if mine:
+            ap.error(f"{', '.join(mine)}: only in attach mode, with --host or --socket")
+        a.drain_timeout = 300
+        return None
+    if a.host is not None and a.socket is not None:
+        ap.error("--host and --socket: give one (TCP, or the server's Unix socket)")
+    if a.socket is not None and a.port is not None:
+        ap.error("--port is for --host (TCP); --socket needs none")
+    theirs = [o for o, v in (("--server", a.server), ("--basedir", a.basedir),
+                             ("--compare-server", a.compare_server),
+                             ("--compare-basedir", a.compare_basedir),
+                             ("--server-list", a.server_list))
+              if v is not None] + (["--option"] if a.option else []) + \
+        (["--reuse-datadir"] if a.reuse_datadir else [])
+    if theirs:
+        ap.error(f"{', '.join(theirs)}: for a server that purgebench starts; in attach "
+                 "mode (--host/--socket) the server is yours: set its configuration there")
+    tcp = [sc for sc in a.scenarios if sc in TCP_SCENARIOS]
+    if tcp:
+        ap.error(f"{', '.join(tcp)}: not in attach mode yet (go-tpc's data is restored "
+                 "from a copy of the data directory for every run)")
+    password = None
+    if a.password_file is not None:
+        try:
+            with open(os.path.expanduser(a.password_file)) as f:
+                password = f.readline().rstrip("\r\n")
+        except OSError as e:
+            ap.error(f"--password-file {a.password_file}: {e.strerror}")
+    schema = a.schema or "purgebench"
+    if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", schema):
+        ap.error(f"--schema '{schema}': use 1-64 letters, digits or '_'")
+    a.drain_timeout = a.drain_timeout or 300
+    return Conn(socket=os.path.abspath(a.socket) if a.socket else None, host=a.host,
+                port=a.port or 3306 if a.host else None, user=a.user or "root",
+                password=password or None, db=schema)
 
 
 def cnf_option(text):

@@ -69,17 +69,20 @@ def from_rows(rows):
 
 
 def connect(socket):
-    """One connection to the server over its socket, as root."""
+    """One connection to the server: over its socket as root, or as a
+    server.Conn says (attach mode)."""
     try:
         import pymysql
     except ImportError:
         raise SamplerError("the sampler needs PyMySQL: run BUILD/setup "
                            "(or apt-get install python3-pymysql)")
+    kw = (socket.pymysql_kwargs() if hasattr(socket, "pymysql_kwargs")
+          else dict(unix_socket=socket, user="root"))
     try:
-        return pymysql.connect(unix_socket=socket, user="root", autocommit=True,
-                               connect_timeout=10, read_timeout=30)
+        return pymysql.connect(autocommit=True, connect_timeout=10, read_timeout=30, **kw)
     except pymysql.MySQLError as e:
-        raise SamplerError(f"sampler cannot connect to {socket}: {e}")
+        where = socket.where() if hasattr(socket, "where") else socket
+        raise SamplerError(f"sampler cannot connect to {where}: {e}")
 
 
 class Sampler(threading.Thread):

@@ -332,3 +332,152 @@ class Server:
         with open(self.errlog, errors="replace") as f:
             f.seek(self.log_mark)
             return parse_backlog(f.read())
+
+
+class Conn:
+    """How the clients reach a server: its socket, or host and port; the
+    user and password; the schema the harness works in (created and
+    dropped by it)."""
+
+    def __init__(self, socket=None, host=None, port=None, user="root", password=None,
+                 db="sbtest"):
+        self.socket, self.host, self.port = socket, host, port
+        self.user, self.password, self.db = user, password, db
+
+    def where(self):
+        where = f"{self.host}:{self.port}" if self.host else self.socket
+        return f"{where} as {self.user}"
+
+    def sysbench_args(self):
+        where = ([f"--mysql-host={self.host}", f"--mysql-port={self.port}"] if self.host
+                 else [f"--mysql-socket={self.socket}"])
+        return where + [f"--mysql-user={self.user}"] + (
+            [f"--mysql-password={self.password}"] if self.password else []) + [
+            f"--mysql-db={self.db}"]
+
+    def pymysql_kwargs(self):
+        kw = dict(host=self.host, port=self.port) if self.host else dict(unix_socket=self.socket)
+        return dict(kw, user=self.user, password=self.password or "")
+
+    def client_hint(self, sql_file):
+        """The mariadb command line that runs sql_file against the server,
+        for a person to type (the password asked, not shown)."""
+        where = (f"-h {self.host} -P {self.port}" if self.host else f"-S {self.socket}")
+        return f"mariadb {where} -u {self.user}" + (" -p" if self.password else "") + \
+            f" < {sql_file}"
+
+
+PASSWORD_RE = re.compile(r"(--mysql-password=|(?<=\s)-p\s+)\S+")
+
+
+def redact(text):
+    """A command line as recorded (commands.txt, the log): passwords out."""
+    return PASSWORD_RE.sub(lambda m: m.group(1) + "***", text)
+
+
+def sql_literal(value):
+    """A global variable's value as SET GLOBAL takes it back."""
+    if value is None:
+        return "DEFAULT"
+    if re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return value
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+class AttachedServer:
+    """A server that the harness did not start (attach mode): reached over
+    TCP or a socket with PyMySQL; never initialised, started or shut down
+    here. Has the interface of Server that a run uses: query(), value(),
+    status(); its "shutdown" does nothing, and there is no error log to
+    read a backlog from (Bench measures the drain after the load)."""
+    attached = True
+    proc = None
+    datadir = None
+    errlog = None
+    cnf = None
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.socket = conn          # what sysbench.command() and the sampler take
+        self.tcp_port = conn.port
+        self.db = None
+
+    def _connect(self):
+        try:
+            import pymysql
+        except ImportError:
+            raise ServerError("attach mode needs PyMySQL: run BUILD/setup "
+                              "(or apt-get install python3-pymysql)")
+        try:
+            return pymysql.connect(autocommit=True, connect_timeout=10, read_timeout=3600,
+                                   **self.conn.pymysql_kwargs())
+        except pymysql.MySQLError as e:
+            raise ServerError(f"cannot connect to {self.conn.where()}: {e}")
+
+    def running(self):
+        return self.db is not None
+
+    def initialize(self):
+        pass
+
+    def start(self, timeout=None):
+        """Connect (the server runs already)."""
+        if self.db is None:
+            self.db = self._connect()
+            self.query("SELECT 1")
+
+    def query(self, sql, timeout=None):
+        """Run SQL (statements split at ';', which the harness's own never
+        hold elsewhere); rows of the last as lists of strings, NULL as
+        'NULL' (as the mariadb client's batch output)."""
+        import pymysql
+        if self.db is None:
+            self.start()
+        rows = []
+        try:
+            with self.db.cursor() as cur:
+                for stmt in (s.strip() for s in sql.split(";")):
+                    if stmt:
+                        cur.execute(stmt)
+                        rows = cur.fetchall() or []
+        except pymysql.MySQLError as e:
+            code = e.args[0] if e.args else "?"
+            msg = e.args[1] if len(e.args) > 1 else str(e)
+            # as the mariadb client words it (Bench.has_var() reads the code)
+            raise ServerError(f"query failed: {sql}: ERROR {code} (attached): {msg}")
+        return [["NULL" if v is None else str(v) for v in row] for row in rows]
+
+    def value(self, sql):
+        rows = self.query(sql)
+        return rows[0][0] if rows else None
+
+    def status(self, names):
+        like = " OR ".join(f"VARIABLE_NAME='{n}'" for n in names)
+        rows = self.query("SELECT VARIABLE_NAME, VARIABLE_VALUE FROM "
+                          f"information_schema.GLOBAL_STATUS WHERE {like}")
+        return {r[0].lower(): r[1] for r in rows}
+
+    def prepare_slow_shutdown(self):
+        pass
+
+    def signal_shutdown(self):
+        pass
+
+    def shutdown(self, slow=True, timeout=None):
+        """Never: the server is not the harness's."""
+        return 0.0
+
+    def kill(self):
+        """Drop the connection (the server goes on)."""
+        if self.db is not None:
+            try:
+                self.db.close()
+            except Exception:
+                pass
+        self.db = None
+
+    def backlog(self):
+        return None
+
+    def shutdown_status(self):
+        return None

@@ -145,9 +145,12 @@ def version():
 
 def command(test, action, socket, tables, table_size, threads=1, time_s=None,
             rate=None, report_interval=1, extra=()):
-    cmd = [require(), test, f"--mysql-socket={socket}", "--mysql-user=root",
-           "--mysql-db=sbtest", f"--tables={tables}", f"--table-size={table_size}",
-           f"--threads={threads}", "--db-ps-mode=auto"]
+    # socket: the harness's own server's socket (as root, schema sbtest),
+    # or a server.Conn (attach mode: its host or socket, user, schema)
+    where = (socket.sysbench_args() if hasattr(socket, "sysbench_args")
+             else [f"--mysql-socket={socket}", "--mysql-user=root", "--mysql-db=sbtest"])
+    cmd = [require(), test] + where + [f"--tables={tables}", f"--table-size={table_size}",
+                                       f"--threads={threads}", "--db-ps-mode=auto"]
     # uniform row choice unless the caller's options choose (--sb-option
     # rand-type=special, sysbench's own default, hammers a few hot rows)
     if not any(str(x).startswith("--rand-type=") for x in extra):
