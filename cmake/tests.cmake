@@ -76,6 +76,11 @@ if("release" IN_LIST PURGELAB_FLAVOURS)
     COMMAND ${CMAKE_SOURCE_DIR}/tools/test-purgebench-e2e
             ${CMAKE_BINARY_DIR}/release/sql/mariadbd)
   set_tests_properties(tools.purgebench_end_to_end PROPERTIES TIMEOUT 300 RUN_SERIAL ON)
+  # attach mode: a server started as a user would have deployed it (127.0.0.1)
+  add_test(NAME tools.purgebench_attach_end_to_end
+    COMMAND ${CMAKE_SOURCE_DIR}/tools/test-purgebench-attach-e2e
+            ${CMAKE_BINARY_DIR}/release/sql/mariadbd)
+  set_tests_properties(tools.purgebench_attach_end_to_end PROPERTIES TIMEOUT 180 RUN_SERIAL ON)
   add_test(NAME tools.gotpc_end_to_end
     COMMAND ${CMAKE_SOURCE_DIR}/tools/test-gotpc-e2e
             ${CMAKE_BINARY_DIR}/release/sql/mariadbd)

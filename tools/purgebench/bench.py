@@ -534,6 +534,9 @@ class Bench:
         t = self.targets[0]
         if t.server is None:
             return
+        if getattr(self, "saved_globals", None) is None and not self.schema_created:
+            t.server.kill()         # nothing changed yet (it may not even have answered)
+            return
         failed = []
         try:
             if not t.running():

@@ -97,6 +97,19 @@ class BuildRunTest(unittest.TestCase):
         self.assertEqual(1, rc)
 
 
+    def test_attach_mode_sets_up_but_builds_nothing(self):
+        pw = os.path.join(self.tmp, "pw")
+        with open(pw, "w") as f:
+            f.write("x\n")
+        rc, out, _ = self.run_it("backlog-vs-lag", "--host", "127.0.0.1", "--port", "1",
+                                 "--password-file", pw, "--out", os.path.join(self.tmp, "r"))
+        self.assertIn("FAKE-SETUP", out)
+        self.assertNotIn("FAKE-BUILD", out)
+        self.assertIn("cannot connect to 127.0.0.1:1 as root", out)   # nothing listens there
+        self.assertNotIn("Traceback", out)
+        self.assertEqual(1, rc)
+
+
 class NumbersTest(unittest.TestCase):
     def test_zero_and_negative_are_refused_naming_the_option(self):
         for opt in ("--time", "--threads", "--tables", "--rows", "--repeats", "--warehouses",
