@@ -465,12 +465,12 @@ class Bench:
             t.server.start()
         if not first:
             return
-        db = self.attach.db
-        if t.server.query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA "
-                          f"WHERE SCHEMA_NAME='{db}'"):
-            raise ServerError(f"schema {db} exists on {self.attach.where()}: purgebench "
-                              f"creates and drops a schema of its own; drop {db} or pass "
-                              "--schema NAME")
+        for db in (self.attach.db, gotpc.db_of(self.attach)):
+            if t.server.query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA "
+                              f"WHERE SCHEMA_NAME='{db}'"):
+                raise ServerError(f"schema {db} exists on {self.attach.where()}: purgebench "
+                                  f"creates and drops schemas of its own; drop {db} or pass "
+                                  "--schema NAME")
         self.record_attached(t)
         self.save_globals(t)
 
@@ -547,7 +547,8 @@ class Bench:
                 except ServerError as e:
                     failed.append(f"{name}: {e}")
             if self.schema_created:
-                t.server.query(f"DROP DATABASE IF EXISTS {self.attach.db}")
+                t.server.query(f"DROP DATABASE IF EXISTS {self.attach.db}; "
+                               f"DROP DATABASE IF EXISTS {gotpc.db_of(self.attach)}")
         except ServerError as e:
             failed.append(str(e))
         finally:
@@ -986,7 +987,7 @@ class Bench:
 
                 def client(srv, t=t):
                     cmd = gotpc.command(binary, t.tcp_port, name, "run", warehouses, threads,
-                                        seconds, ac, interval=1)
+                                        seconds, ac, interval=1, conn=self.attach)
                     return cmd, (lambda **kw: gotpc.Run(cmd, **kw))
                 res = self.run_arm(t, name, arm, st, name, warehouses, 0, threads, seconds, r,
                                    extra=dict(extra or {}, warehouses=warehouses,
@@ -1001,6 +1002,8 @@ class Bench:
                          f"{res.get('errors')} _ERR, {res.get('error_lines')} error line(s)")
 
     def gotpc_user(self, srv):
+        if self.attach:
+            return          # go-tpc connects as the user given
         srv.query(f"CREATE USER IF NOT EXISTS {gotpc.USER}@'127.0.0.1' IDENTIFIED BY "
                   f"'{gotpc.PASSWORD}'; GRANT ALL ON *.* TO {gotpc.USER}@'127.0.0.1'")
 
@@ -1013,10 +1016,12 @@ class Bench:
             return
         srv = self.use(t)
         self.gotpc_user(srv)
-        srv.query(f"DROP DATABASE IF EXISTS {gotpc.DB}")
+        srv.query(f"DROP DATABASE IF EXISTS {gotpc.db_of(self.attach)}")
+        self.schema_created = True
         steps = [("tpcc", "prepare")] + ([("ch", "prepare")] if name == "ch" else [])
         for bench, action in steps:
-            cmd = gotpc.command(binary, t.tcp_port, bench, action, warehouses, threads=4)
+            cmd = gotpc.command(binary, t.tcp_port, bench, action, warehouses, threads=4,
+                                conn=self.attach)
             self.commands.append(redact(" ".join(cmd)))
             self.log(f"   {t.label}: go-tpc {bench} {action}, {warehouses} warehouse(s)")
             load = gotpc.LoadProgress(warehouses)
@@ -1024,6 +1029,15 @@ class Bench:
                 rc, out = client.run_lines(cmd, load)
             if rc != 0:
                 raise gotpc.GoTpcError(f"go-tpc {bench} {action} failed:\n{out[-2000:]}")
+        if self.attach:
+            # no data directory to copy: the runs share the data as loaded
+            # once, each starting where the one before left it
+            self.meta["go-tpc data"] = (
+                "attach mode: loaded once; each run starts where the one before left it "
+                "(no copy of the data directory to restore)")
+            self.wait_for_purge(srv)
+            t.snapshot = key
+            return
         with self.step(f"{t.label}: slow shutdown after the load", srv.shutdown_status):
             srv.shutdown(slow=True)
         snap = os.path.join(t.workdir, "data.prepared")
@@ -1033,7 +1047,10 @@ class Bench:
         t.snapshot = key
 
     def restore_snapshot(self, t):
-        """t's data directory as gotpc_snapshot() left it; its server stopped."""
+        """t's data directory as gotpc_snapshot() left it; its server stopped.
+        Attach mode: nothing (the server is not the harness's to stop)."""
+        if self.attach:
+            return
         if t.running():
             t.server.shutdown(slow=False)
         for other in self.targets:
@@ -1050,7 +1067,8 @@ class Bench:
         FAILED (a failed check is a failed run), or not finished (its
         connections are killed on the server, so that no query of it runs on)."""
         srv = self.use(t)
-        cmd = gotpc.command(binary, t.tcp_port, "tpcc", "check", warehouses, threads=1)
+        cmd = gotpc.command(binary, t.tcp_port, "tpcc", "check", warehouses, threads=1,
+                            conn=self.attach)
         t0 = time.time()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         timed_out = False
@@ -1066,7 +1084,9 @@ class Bench:
                 proc.kill()
                 out = proc.communicate()[0]
             for (cid,) in srv.query("SELECT ID FROM information_schema.PROCESSLIST "
-                                    f"WHERE USER='{gotpc.USER}'"):
+                                    + (f"WHERE USER='{gotpc.USER}'" if not self.attach else
+                                       f"WHERE DB='{gotpc.db_of(self.attach)}' AND "
+                                       "ID <> CONNECTION_ID()")):
                 try:
                     srv.query(f"KILL {cid}")
                 except ServerError:
@@ -1997,9 +2017,9 @@ def attach_conn(ap, a):
         ap.error(f"{', '.join(theirs)}: for a server that purgebench starts; in attach "
                  "mode (--host/--socket) the server is yours: set its configuration there")
     tcp = [sc for sc in a.scenarios if sc in TCP_SCENARIOS]
-    if tcp:
-        ap.error(f"{', '.join(tcp)}: not in attach mode yet (go-tpc's data is restored "
-                 "from a copy of the data directory for every run)")
+    if tcp and a.socket is not None:
+        ap.error(f"{', '.join(tcp)}: go-tpc connects over TCP only: give --host (and "
+                 "--port) instead of --socket")
     password = None
     if a.password_file is not None:
         try:

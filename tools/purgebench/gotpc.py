@@ -42,6 +42,13 @@ class GoTpcError(Exception):
     pass
 
 
+def db_of(conn=None):
+    """The schema of go-tpc's tables: tpcc on the harness's own server; in
+    attach mode the harness's schema name + _tpcc (created and dropped by
+    it, like the other)."""
+    return DB if conn is None else f"{conn.db}_tpcc"
+
+
 def require():
     """The pinned go-tpc's path, built once by tools/install-go-tpc."""
     out = subprocess.run([INSTALLER, "--path"], stdout=subprocess.PIPE,
@@ -94,11 +101,17 @@ def parse(text):
 
 
 def command(gotpc, port, bench, action, warehouses, threads=1, seconds=None,
-            ac_threads=None, interval=None):
-    """go-tpc's command line against 127.0.0.1:port as the harness's user.
-    bench: 'tpcc' or 'ch'."""
-    cmd = [gotpc, bench, "-H", "127.0.0.1", "-P", str(port), "-U", USER, "-p", PASSWORD,
-           "-D", DB, "--warehouses", str(warehouses), action, "-T", str(threads)]
+            ac_threads=None, interval=None, conn=None):
+    """go-tpc's command line against 127.0.0.1:port as the harness's user,
+    or (attach mode) as conn says: its host, port, user and password, in
+    the schema db_of(conn). bench: 'tpcc' or 'ch'."""
+    if conn is None:
+        where = ["-H", "127.0.0.1", "-P", str(port), "-U", USER, "-p", PASSWORD, "-D", DB]
+    else:
+        where = (["-H", conn.host, "-P", str(conn.port), "-U", conn.user]
+                 + (["-p", conn.password] if conn.password else []) + ["-D", db_of(conn)])
+    cmd = [gotpc, bench] + where + ["--warehouses", str(warehouses), action,
+                                    "-T", str(threads)]
     if ac_threads is not None:
         cmd += ["-t", str(ac_threads)]
     if seconds is not None:

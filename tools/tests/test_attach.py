@@ -160,7 +160,7 @@ class AttachTest(unittest.TestCase):
                 (["--host", "h", "--server", "/x"], "--server: for a server that purgebench "
                                                      "starts"),
                 (["--host", "h", "--option", "a=b"], "--option: for a server"),
-                (["tpcc", "--host", "h"], "tpcc: not in attach mode yet"),
+                (["tpcc", "--socket", "/s"], "tpcc: go-tpc connects over TCP only"),
                 (["--host", "h", "--password-file", "/no/such/file"],
                  "--password-file /no/such/file: No such file or directory"),
                 (["--host", "h", "--schema", "a-b"], "--schema 'a-b'"),
@@ -183,7 +183,8 @@ class AttachTest(unittest.TestCase):
         # never a shutdown
         self.assertEqual({"mysql", "sbtest"}, FakeAttached.schemas)
         self.assertIn("CREATE DATABASE purgebench", FakeAttached.sent)
-        self.assertEqual("DROP DATABASE IF EXISTS purgebench", FakeAttached.sent[-1])
+        self.assertEqual(["DROP DATABASE IF EXISTS purgebench",
+                          "DROP DATABASE IF EXISTS purgebench_tpcc"], FakeAttached.sent[-2:])
         self.assertFalse([s for s in FakeAttached.sent
                           if "shutdown" in s.lower() or "sbtest" in s])
         # the clients and sampler were pointed at the server
@@ -246,6 +247,30 @@ class AttachTest(unittest.TestCase):
         self.assertIn("global variables are restored", log)
         with open(os.path.join(self.out, "commands.txt")) as f:
             self.assertNotIn("s3cret", f.read())
+
+    def test_go_tpc_loads_once_into_its_own_schema_as_the_user(self):
+        fake = os.path.join(self.tmp, "go-tpc")
+        args_file = os.path.join(self.tmp, "go-tpc.args")
+        with open(fake, "w") as f:
+            f.write(f"#!/bin/sh\necho \"$*\" >> {args_file}\n"
+                    f"cat {os.path.join(tp.FIXTURES, 'gotpc-tpcc-prepare-1wh.txt')}\n")
+        os.chmod(fake, 0o755)
+        b = bench.Bench(bench.parse_args(self.argv("--warehouses", "1")[1:] + ["tpcc"]))
+        t = b.targets[0]
+        with mock.patch("builtins.print"):
+            b.start_all()
+            b.gotpc_snapshot(t, fake, "tpcc", 1)
+            b.restore_snapshot(t)           # nothing to restore: the server is not ours
+            b.stop()
+        with open(args_file) as f:
+            self.assertEqual("tpcc -H 127.0.0.1 -P 3307 -U bench -p s3cret -D purgebench_tpcc "
+                             "--warehouses 1 prepare -T 4", f.read().strip())
+        self.assertIn("DROP DATABASE IF EXISTS purgebench_tpcc", FakeAttached.sent)
+        self.assertIn("attach mode: loaded once", b.meta["go-tpc data"])
+        self.assertEqual("DROP DATABASE IF EXISTS purgebench_tpcc", FakeAttached.sent[-1])
+        self.assertFalse([s for s in FakeAttached.sent if "CREATE USER" in s])
+        self.assertIn("-p *** -D purgebench_tpcc", " ".join(b.commands))
+        self.assertNotIn("s3cret", " ".join(b.commands))
 
     def test_a_schema_of_its_name_is_refused(self):
         FakeAttached.schemas.add("purgebench")
