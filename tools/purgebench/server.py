@@ -397,10 +397,17 @@ class AttachedServer:
     cnf = None
 
     def __init__(self, conn):
+        import threading
         self.conn = conn
         self.socket = conn          # what sysbench.command() and the sampler take
         self.tcp_port = conn.port
         self.db = None
+        # a PyMySQL connection serves one thread at a time: status() (a
+        # step's progress, from another thread while query() may wait on a
+        # long statement) has a connection of its own
+        self.lock = threading.Lock()
+        self.side = None
+        self.side_lock = threading.Lock()
 
     def _connect(self):
         try:
@@ -430,12 +437,17 @@ class AttachedServer:
         """Run SQL (statements split at ';', which the harness's own never
         hold elsewhere); rows of the last as lists of strings, NULL as
         'NULL' (as the mariadb client's batch output)."""
-        import pymysql
         if self.db is None:
             self.start()
+        with self.lock:
+            return self._run(self.db, sql)
+
+    @staticmethod
+    def _run(db, sql):
+        import pymysql
         rows = []
         try:
-            with self.db.cursor() as cur:
+            with db.cursor() as cur:
                 for stmt in (s.strip() for s in sql.split(";")):
                     if stmt:
                         cur.execute(stmt)
@@ -452,9 +464,14 @@ class AttachedServer:
         return rows[0][0] if rows else None
 
     def status(self, names):
+        """SHOW GLOBAL STATUS for names, on the side connection (safe from
+        another thread while query() waits)."""
         like = " OR ".join(f"VARIABLE_NAME='{n}'" for n in names)
-        rows = self.query("SELECT VARIABLE_NAME, VARIABLE_VALUE FROM "
-                          f"information_schema.GLOBAL_STATUS WHERE {like}")
+        with self.side_lock:
+            if self.side is None:
+                self.side = self._connect()
+            rows = self._run(self.side, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM "
+                             f"information_schema.GLOBAL_STATUS WHERE {like}")
         return {r[0].lower(): r[1] for r in rows}
 
     def prepare_slow_shutdown(self):
@@ -468,13 +485,14 @@ class AttachedServer:
         return 0.0
 
     def kill(self):
-        """Drop the connection (the server goes on)."""
-        if self.db is not None:
-            try:
-                self.db.close()
-            except Exception:
-                pass
-        self.db = None
+        """Drop the connections (the server goes on)."""
+        for db in (self.db, self.side):
+            if db is not None:
+                try:
+                    db.close()
+                except Exception:
+                    pass
+        self.db = self.side = None
 
     def backlog(self):
         return None

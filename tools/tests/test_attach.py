@@ -51,6 +51,9 @@ class FakeAttached(server.AttachedServer):
     def kill(self):
         self.db = None
 
+    def status(self, names):
+        return {}
+
     def query(self, sql, timeout=None):
         rows = []
         for stmt in (x.strip() for x in sql.split(";") if x.strip()):
