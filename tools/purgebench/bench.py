@@ -480,7 +480,6 @@ class Bench:
         m = t.meta_prefix
         self.meta[m + "server"] = (f"attached: {self.attach.where()} (not started by "
                                    "purgebench, never shut down by it)")
-        self.meta[m + "mariadbd --version"] = t.server.value("SELECT @@version")
         for v in RECORDED_VARS + ["version_compile_machine", "version_compile_os",
                                   "innodb_undo_tablespaces", "thread_handling"]:
             try:
@@ -495,7 +494,8 @@ class Bench:
                                    "server-variables.json")
         self.meta["backlog measure"] = (
             "attach mode, no slow shutdown: after the load stops, the history is sampled "
-            "once a second until it is under the target and until it is zero (at most "
+            f"every {self.DRAIN_EVERY} s until it is under the target and until it is zero "
+            "(at most "
             f"--drain-timeout {self.args.drain_timeout} s)")
         if "sysbench" not in self.meta:
             self.meta["sysbench"] = sysbench.version()
@@ -562,9 +562,12 @@ class Bench:
                      f"({os.path.basename(self.restore_file)}); schema {self.attach.db} "
                      "dropped; the server runs on")
 
+    DRAIN_EVERY = 0.25      # seconds between two samples of the drain
+
     def drain(self, srv, target, limit):
-        """After the load, without a slow shutdown: sample the history once a
-        second until it is under target (if any) and zero, at most limit s.
+        """After the load, without a slow shutdown: sample the history every
+        DRAIN_EVERY s until it is under target (if any) and zero, at most
+        limit s.
         Returns (seconds to under target or None, seconds to zero or None,
         [(t, history)])."""
         smp = sampler.connect(srv.conn)
@@ -589,7 +592,7 @@ class Bench:
                         break
                     if t >= limit:
                         break
-                    time.sleep(1)
+                    time.sleep(self.DRAIN_EVERY)
         finally:
             smp.close()
         return under, zero, seen
@@ -758,7 +761,8 @@ class Bench:
             # no slow shutdown of a server that is not ours: the history
             # left when the load stopped, and how long purge took to bring
             # it under the target and to zero
-            target = drain_target(settings, extra, self.args.lags)
+            target = drain_target(settings, extra, self.args.lags or (
+                self.pick(scenario, "lags") if "lags" in SCALE.get(scenario, {}) else None))
             backlog = (smp.final or s1).get("innodb_history_list_length")
             under, zero, seen = self.drain(srv, target, self.args.drain_timeout)
             took = 0.0
@@ -1353,7 +1357,7 @@ def drain_target(settings, extra, lags):
 def drain_cell(r):
     """A run's drain in words: seconds to under the target / to zero."""
     def sec(v):
-        return f">{r.get('drain_limit_s')} s" if v is None else f"{v:g} s"
+        return f">{r.get('drain_limit_s')} s" if v is None else f"{v:.1f} s"
     under = sec(r.get("drain_under_target_s")) if r.get("drain_target") else "-"
     return f"{under} / {sec(r.get('drain_zero_s'))}"
 

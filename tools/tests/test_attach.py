@@ -209,7 +209,7 @@ class AttachTest(unittest.TestCase):
         (title, header, rows), = [t for t in b.tables() if t[0] == "backlog-vs-lag"]
         col = header.index(bench.DRAIN_HEADER)
         # the history of the last sample, at the load's end; the drain's times
-        self.assertEqual("0; 3 s / 7 s", rows[0][col])
+        self.assertEqual("0; 3.0 s / 7.0 s", rows[0][col])
         self.assertIn("backlog measure", b.meta)
 
     def test_a_stock_server_skips_the_fork_arms_with_a_note(self):
@@ -284,7 +284,7 @@ class AttachTest(unittest.TestCase):
 
 
 class DrainTest(unittest.TestCase):
-    """Bench.drain() on a fake connection: the history read once a second."""
+    """Bench.drain() on a fake connection, one sample per tick of a fake clock."""
 
     def test_times_to_under_the_target_and_to_zero(self):
         history = iter([5000, 2500, 900, 300, 0])
