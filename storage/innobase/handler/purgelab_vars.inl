@@ -152,63 +152,32 @@ static bool purge_throttle_active() noexcept
   return srv_dml_needed_delay || purge_throttle_commit_limit_in_force();
 }
 
+/** SHOW STATUS: what an operator reads (the purge_throttle module of
+INNODB_METRICS has the throttle's internal counters, srv0purgelab_mon.h) */
 #define PURGELAB_STATUS_VARIABLES                                       \
-  {"purge_dml_delay_current_usec", &srv_dml_needed_delay, SHOW_SIZE_T}, \
-  {"purge_dml_delayed_rows", &purge_throttle_stats.delayed_rows,        \
-   SHOW_ULONGLONG},                                                     \
-  {"purge_dml_delayed_trx", &purge_throttle_stats.delayed_trx,          \
-   SHOW_ULONGLONG},                                                     \
-  {"purge_dml_delay_total_usec", &purge_throttle_stats.delayed_usec,    \
-   SHOW_ULONGLONG},                                                     \
-  {"purge_dml_wakeups", &purge_throttle_stats.dml_wakeups, SHOW_ULONGLONG}, \
-  {"purge_commit_wakeups", &purge_throttle_stats.commit_wakeups,        \
-   SHOW_ULONGLONG},                                                     \
-  /* history that purge has not parsed yet */                           \
+  /* the history: not parsed by purge yet, of that what the oldest read \
+  view keeps purge from parsing, and parsed but not freed by undo log   \
+  truncation yet */                                                     \
   {"purge_unparsed_trx", (char*) &show_computed<ulonglong, SHOW_ULONGLONG, \
    purge_unparsed_trx>, SHOW_SIMPLE_FUNC},                              \
-  /* history that purge has processed and truncation not removed yet */ \
-  {"purge_truncation_pending_trx", (char*) &show_computed<ulonglong,    \
-   SHOW_ULONGLONG, purge_truncation_pending_trx>, SHOW_SIMPLE_FUNC},    \
-  /* undo log truncation passes, their time, what the last one found */ \
-  {"purge_truncation_passes", &purge_throttle_stats.truncation_passes,  \
-   SHOW_ULONGLONG},                                                     \
-  {"purge_truncation_usec", &purge_throttle_stats.truncation_usec,      \
-   SHOW_ULONGLONG},                                                     \
-  {"purge_truncation_busy_rsegs",                                       \
-   &purge_throttle_stats.truncation_busy_rsegs, SHOW_UINT},             \
-  {"purge_truncation_referenced_rsegs",                                 \
-   &purge_throttle_stats.truncation_referenced_rsegs, SHOW_UINT},       \
-  /* segments the drain gave back drained, and how long it held them */ \
-  {"purge_drain_released", &purge_throttle_stats.drain_released,        \
-   SHOW_ULONGLONG},                                                     \
-  {"purge_drain_withheld_usec", &purge_throttle_stats.drain_withheld_usec, \
-   SHOW_ULONGLONG},                                                     \
-  /* of the unparsed, what the oldest read view keeps purge from parsing */ \
   {"purge_view_blocked_trx", (char*) &show_computed<ulonglong,          \
    SHOW_ULONGLONG, purge_view_blocked_trx>, SHOW_SIMPLE_FUNC},          \
-  /* rollback segments that the drain withholds, and may withhold now */ \
-  {"purge_rsegs_withheld", (char*) &show_computed<uint, SHOW_UINT,      \
-   purge_rsegs_withheld>, SHOW_SIMPLE_FUNC},                            \
-  {"purge_drain_width", (char*) &show_computed<uint, SHOW_UINT,         \
-   purge_drain_width>, SHOW_SIMPLE_FUNC},                               \
+  {"purge_truncation_pending_trx", (char*) &show_computed<ulonglong,    \
+   SHOW_ULONGLONG, purge_truncation_pending_trx>, SHOW_SIMPLE_FUNC},    \
+  /* either throttle delays DML now */                                  \
   {"purge_throttle_active", (char*) &show_computed<bool, SHOW_BOOL,     \
    purge_throttle_active>, SHOW_SIMPLE_FUNC},                           \
-  /* threads let run read-write transactions at once, and waiting */   \
+  /* adaptive: the commit rate limit, the connections admitted at once  \
+  and waiting, and purge's measured rate */                             \
+  {"purge_throttle_commit_limit", (char*) &show_computed<ulonglong,     \
+   SHOW_ULONGLONG, purge_throttle_commit_limit_in_force>,               \
+   SHOW_SIMPLE_FUNC},                                                   \
   {"purge_throttle_concurrency", (char*) &show_computed<uint, SHOW_UINT, \
    purge_throttle_concurrency_in_force>, SHOW_SIMPLE_FUNC},             \
   {"purge_throttle_waiting", (char*) &show_computed<uint, SHOW_UINT,    \
    purge_throttle_gate_waiting>, SHOW_SIMPLE_FUNC},                     \
-  /* admission tickets out: connections let in, transaction not ended */ \
-  {"purge_throttle_tickets", (char*) &show_computed<uint, SHOW_UINT,    \
-   purge_throttle_tickets>, SHOW_SIMPLE_FUNC},                          \
-  {"purge_coordinator_polls", &purge_throttle_stats.coordinator_polls,  \
-   SHOW_ULONGLONG},                                                     \
-  {"purge_throttle_commit_limit", (char*) &show_computed<ulonglong,     \
-   SHOW_ULONGLONG, purge_throttle_commit_limit_in_force>,               \
-   SHOW_SIMPLE_FUNC},                                                   \
-  {"purge_throttle_target", &srv_max_purge_lag, SHOW_ULONG},            \
-  {"purge_throttle_error", &purge_throttle_stats.error, SHOW_SLONGLONG},\
   {"purge_throttle_purge_rate", &purge_throttle_stats.purge_rate,       \
    SHOW_ULONGLONG},                                                     \
+  /* not the throttle's: the undo page initialisations per redo record */ \
   {"undo_pages_init_compact", &undo_pages_init_compact, SHOW_ULONGLONG}, \
   {"undo_pages_init_generic", &undo_pages_init_generic, SHOW_ULONGLONG},
