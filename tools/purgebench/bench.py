@@ -848,6 +848,14 @@ class Bench:
         """[(arm name, SET GLOBAL settings)] for the server of t."""
         a = self.args
         fork = self.has_var(t, "innodb_purge_throttle")
+        lost = [x for x in ("uncoupled", "adaptive") if x in a.arms]
+        if (not fork and lost and len(self.targets) == 1
+                and scenario in ("history-growth", "backlog-vs-lag", "tpcc", "ch",
+                                 insertbench.SCENARIO)):
+            # with several servers interleave() says it, per arm
+            self.note(f"  {t.label}: skipping {', '.join(lost)}: "
+                      f"{'they need' if len(lost) > 1 else 'it needs'} @@innodb_purge_throttle, "
+                      "which this server lacks (a stock server)")
         if scenario in ("history-growth",):
             arms = [("no-throttle", self.no_throttle(t))]
             if fork and "adaptive" in a.arms:
@@ -878,6 +886,12 @@ class Bench:
             return sweep_arms(self.args.switch, len(self.targets) > 1,
                               self.has_var(t, DEFAULT_SWITCH[0]))
         return [("no-throttle", self.no_throttle(t))]
+
+    def note(self, text):
+        """Log a note once per invocation."""
+        if text not in self.noted:
+            self.noted.add(text)
+            self.log(text)
 
     def plan(self, scenario, lag=None, fixed=None, targets=None):
         """The runs of one step, interleaved over the servers: fixed arms

@@ -216,6 +216,10 @@ class AttachTest(unittest.TestCase):
         FakeAttached.globals = dict(STOCK_GLOBALS)
         b = self.run_bench("--arms", "formula,adaptive")
         self.assertEqual(["unthrottled", "formula@1000"], [r["arm"] for r in b.runs])
+        with open(os.path.join(self.out, "progress.log")) as f:
+            log = f.read()
+        self.assertEqual(1, log.count("  attached: skipping adaptive: it needs "
+                                      "@@innodb_purge_throttle, which this server lacks"))
         with open(os.path.join(self.out, "restore-globals.sql")) as f:
             self.assertNotIn("innodb_purge_throttle", f.read())
         self.assertEqual(STOCK_GLOBALS, FakeAttached.globals)
