@@ -1040,6 +1040,11 @@ class Bench:
         for bench, action in steps:
             cmd = gotpc.command(binary, t.tcp_port, bench, action, warehouses, threads=4,
                                 conn=self.attach)
+            if bench == "tpcc":
+                # the consistency check that prepare runs after the load by
+                # itself took most of a 4-warehouse prepare's 12 minutes
+                # (condition 3.3.2.10); every run is checked afterwards
+                cmd.append("--no-check")
             self.commands.append(redact(" ".join(cmd)))
             self.log(f"   {t.label}: go-tpc {bench} {action}, {warehouses} warehouse(s)")
             load = gotpc.LoadProgress(warehouses)

@@ -271,7 +271,7 @@ class AttachTest(unittest.TestCase):
             b.stop()
         with open(args_file) as f:
             self.assertEqual("tpcc -H 127.0.0.1 -P 3307 -U bench -p s3cret -D purgebench_tpcc "
-                             "--warehouses 1 prepare -T 4", f.read().strip())
+                             "--warehouses 1 prepare -T 4 --no-check", f.read().strip())
         self.assertIn("DROP DATABASE IF EXISTS purgebench_tpcc", FakeAttached.sent)
         self.assertIn("attach mode: loaded once", b.meta["go-tpc data"])
         self.assertEqual("DROP DATABASE IF EXISTS purgebench_tpcc", FakeAttached.sent[-1])
