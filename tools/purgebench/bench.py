@@ -26,13 +26,13 @@ import subprocess
 import sys
 import time
 
-from . import client, cpuload, gotpc, insertbench, progress, report, sampler, stats, \
-    sysbench, workloads
+from . import client, cpuload, gotpc, insertbench, progress, report, sampler, snapshot, \
+    stats, sysbench, workloads
 from .server import (AttachedServer, Conn, Installation, Server, ServerError, free_port,
                      redact, sql_literal, unknown_settings)
 
 SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-             "thread-sweep", "tpcc", "ch", "insert-benchmark")
+             "thread-sweep", "tpcc", "ch", "insert-benchmark", "snapshot-release")
 # scenarios whose client (go-tpc) connects over TCP: the server then listens
 # on 127.0.0.1 only, on a free port
 TCP_SCENARIOS = ("tpcc", "ch")
@@ -69,6 +69,12 @@ SCALE = {
                              lags=((10000,), (10000,))),
 }
 SCALE.update({
+    # MDEV-16260: a read view held for `hold` s under backlog-vs-lag's load,
+    # after `time` s of load, then released; the load goes on for 30 s and
+    # `time` s more (the continue form), or stops at the release (stop)
+    snapshot.SCENARIO: dict(test="oltp_write_only", tables=(5, 5), rows=(5000, 5000),
+                            threads=(256, 256), time=(20, 60), hold=(30, 300),
+                            lags=((10000,), (10000,))),
     # TPC-C through go-tpc: the data is loaded once per server and restored
     # for every run; the seed's 500k lag needs --full's hours (not reachable
     # here, docs/RESULTS.md)
@@ -688,8 +694,10 @@ class Bench:
 
     def measure(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
                 repeat, rate=None, extra=None, client=None, options=(), parse=None,
-                client_short=None):
-        """One measured run. client: None for sysbench on the sbtest tables
+                client_short=None, view=None):
+        """One measured run. view: (before, hold) for snapshot-release: a read
+        view opened `before` s into the load and held `hold` s (None: until
+        the load ends; snapshot.ViewHolder). client: None for sysbench on the sbtest tables
         (prepared here), or a function of the server that returns the
         command of another client and a function that starts it (on_interval,
         on_exit), as sysbench.Run (gotpc.Run). options: more options for this
@@ -735,12 +743,20 @@ class Bench:
         smp.start()
         # the server's CPU time (utime + stime) over the load, not its shutdown
         cpu = [server_cpu(srv), None]
+        holder = None
         with cpuload.spinning(self.args.cpu_load):
             def on_exit():      # the last sample is taken under load
+                if holder:      # the stop form: the view goes with the load
+                    holder.release()
                 smp.stop(final=True)
                 cpu[1] = server_cpu(srv)
                 srv.signal_shutdown()
+            load_start = time.time() - smp.t0
             run = start(on_interval=on_interval, on_exit=on_exit)
+            if view:
+                holder = snapshot.ViewHolder(lambda: sampler.connect(srv.socket), smp.t0,
+                                             *view)
+                holder.start()
             short = None
             try:
                 summary = run.pump()
@@ -753,6 +769,8 @@ class Bench:
             finally:
                 run.stop()
                 samples = smp.stop()
+                if holder:
+                    holder.close()
                 bar.close()
                 self.keep_output(scenario, arm, repeat, run.text)
         s1 = samples[-1] if samples else s0     # the last sample under load
@@ -805,8 +823,16 @@ class Bench:
                       **stats.truncation_figures(samples),
                       **drained,
                       **(parse("".join(run.text)) if parse else {}))
+        if holder:
+            result.update(holder.result(), load_start_t=round(load_start, 2),
+                          view_target=drain_target(settings, extra, self.args.lags))
+            result.update(snapshot.figures(result, result["view_target"]))
+            if holder.error:
+                self.log(f"  {scenario} {arm} #{repeat}: the read view: {holder.error}")
         self.keep(t, result, extra)
-        self.log(f"  {scenario} {arm} #{repeat}: tps {fmt(result['tps'])} "
+        form = f" ({(extra or {})['release_form']} form)" if (extra or {}).get(
+            "release_form") else ""
+        self.log(f"  {scenario} {arm} #{repeat}{form}: tps {fmt(result['tps'])} "
                  f"qps {fmt(result['qps'])} latency p95 {fmt(result['lat_p95_ms'], 2)} ms "
                  f"history max {fmt(result['history_max'])} "
                  f"last {fmt(result['history_last'])} "
@@ -851,7 +877,7 @@ class Bench:
         lost = [x for x in ("uncoupled", "adaptive") if x in a.arms]
         if (not fork and lost and len(self.targets) == 1
                 and scenario in ("history-growth", "backlog-vs-lag", "tpcc", "ch",
-                                 insertbench.SCENARIO)):
+                                 insertbench.SCENARIO, snapshot.SCENARIO)):
             # with several servers interleave() says it, per arm
             self.note(f"  {t.label}: skipping {', '.join(lost)}: "
                       f"{'they need' if len(lost) > 1 else 'it needs'} @@innodb_purge_throttle, "
@@ -862,7 +888,7 @@ class Bench:
                 arms.append(("adaptive@1000", {"innodb_max_purge_lag": 1000,
                                                "innodb_purge_throttle": "adaptive"}))
             return arms
-        if scenario in ("backlog-vs-lag", insertbench.SCENARIO):
+        if scenario in ("backlog-vs-lag", insertbench.SCENARIO, snapshot.SCENARIO):
             arms = []
             base = {"innodb_max_purge_lag": lag, "innodb_max_purge_lag_delay": 5000}
             if fork:
@@ -955,6 +981,8 @@ class Bench:
             for threads, r, t, arm, st in sweep_plan(points, self.plan(name), repeats):
                 self.run_arm(t, name, f"{arm}@{threads}", st, test, tables, rows, threads,
                              seconds, r)
+        elif name == snapshot.SCENARIO:
+            self.snapshot_release(name, test, tables, rows, seconds, repeats)
         elif name == "purge-capacity":
             threads = self.args.threads or self.pick(name, "threads")
             going = list(self.targets)      # servers whose purge kept up so far
@@ -977,6 +1005,30 @@ class Bench:
                         going.remove(t)
                 if not going:
                     break
+
+    # -- snapshot-release (MDEV-16260) ---------------------------------------
+    def snapshot_release(self, name, test, tables, rows, before, repeats):
+        """Each arm (unthrottled, each throttle at each lag) once per form:
+        a read view held for --hold s after `before` s of load, then
+        released; the load goes on for snapshot.AFTER_S + `before` s more
+        (continue) or stops at the release (stop)."""
+        threads = self.args.threads or self.pick(name, "threads")
+        hold = self.args.hold or self.pick(name, "hold")
+        lags = self.args.lags or self.pick(name, "lags")
+        forms = self.args.release_forms or list(snapshot.FORMS)
+        self.log(f"   view held {hold} s after {before} s of load; forms: {', '.join(forms)}")
+        for r in range(1, repeats + 1):
+            arms = [(t, arm, st, {"lag": lags[0]}) for t, arm, st in
+                    self.plan(name, fixed=self.unthrottled)]
+            for lag in lags:
+                arms += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
+            runs = [(t, arm, st, dict(extra, release_form=form))
+                    for t, arm, st, extra in arms for form in forms]
+            for t, arm, st, extra in rotate(runs, r):
+                form = extra["release_form"]
+                seconds = before + hold + (snapshot.AFTER_S + before if form == "continue" else 0)
+                self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r,
+                             extra=extra, view=(before, hold if form == "continue" else None))
 
     # -- TPC-C and CH-benCHmark (go-tpc) ------------------------------------
     def gotpc_scenario(self, name, seconds, repeats):
@@ -1228,6 +1280,9 @@ class Bench:
             arms = [k[1] for k in by if k[0] == sc]
             if sc == insertbench.SCENARIO:
                 out.extend(self.ib_tables([r for r in self.runs if r["scenario"] == sc]))
+                continue
+            if sc == snapshot.SCENARIO:
+                out.extend(snapshot.table([r for r in self.runs if r["scenario"] == sc]))
                 continue
             if sc == "thread-sweep":
                 out.append(sweep_table([r for r in self.runs if r["scenario"] == sc]))
@@ -1552,6 +1607,7 @@ def headline(runs):
     for sc, key in HEADLINE_KEY.items():
         out += target_sentences(sc, key, [r for r in runs if r["scenario"] == sc])
     out += insertbench.headline([r for r in runs if r["scenario"] == insertbench.SCENARIO])
+    out += snapshot.headline([r for r in runs if r["scenario"] == snapshot.SCENARIO])
     sweep = [r for r in runs if r["scenario"] == "thread-sweep"]
     if sweep:
         _, header, rows = sweep_table(sweep)
@@ -1739,6 +1795,13 @@ def parse_args(argv, check_only=False):
     ap.add_argument("--lags", type=lags, default=None, metavar="N[,N...]",
                     help="innodb_max_purge_lag values for backlog-vs-lag and insert-benchmark, "
                          "e.g. 10000,100000")
+    ap.add_argument("--hold", type=positive, default=None, metavar="S",
+                    help="snapshot-release: seconds the read view is held (default 30, "
+                         "--full 300); --time is the load before it")
+    ap.add_argument("--release-forms", type=release_forms, default=None,
+                    metavar="continue,stop",
+                    help="snapshot-release: the load goes on after the release (continue), "
+                         "stops at it (stop, MDEV-16260's form), or both (default)")
     ap.add_argument("--rates", type=rates, default=None, metavar="N[,N...]",
                     help="purge-capacity: the paced write rates to try, transactions per "
                          "second, in increasing order (default 500,1000,2000,4000,8000, with --full "
@@ -1881,19 +1944,23 @@ def parse_args(argv, check_only=False):
 # the options that only some scenarios use, and which: any other scenario
 # of a run ignores it (a note), a run where none uses it is an error
 OPTION_USERS = {
-    "--threads": ("backlog-vs-lag", "purge-capacity", "tpcc", "ch", "insert-benchmark"),
+    "--threads": ("backlog-vs-lag", "purge-capacity", "tpcc", "ch", "insert-benchmark",
+                  "snapshot-release"),
     "--tables": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-                 "thread-sweep"),
+                 "thread-sweep", "snapshot-release"),
     "--rows": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-               "thread-sweep", "insert-benchmark"),
-    "--lags": ("backlog-vs-lag", "tpcc", "ch", "insert-benchmark"),
-    "--arms": ("history-growth", "backlog-vs-lag", "tpcc", "ch", "insert-benchmark"),
+               "thread-sweep", "insert-benchmark", "snapshot-release"),
+    "--lags": ("backlog-vs-lag", "tpcc", "ch", "insert-benchmark", "snapshot-release"),
+    "--arms": ("history-growth", "backlog-vs-lag", "tpcc", "ch", "insert-benchmark",
+               "snapshot-release"),
+    "--hold": ("snapshot-release",),
+    "--release-forms": ("snapshot-release",),
     "--rates": ("purge-capacity",),
     "--warehouses": ("tpcc", "ch"),
     "--check-time": ("tpcc", "ch"),
     "--ac-threads": ("ch",),
     "--workload": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-                   "thread-sweep"),
+                   "thread-sweep", "snapshot-release"),
 }
 # what a scenario does instead of an option it ignores
 IGNORES = {
@@ -2004,6 +2071,15 @@ def counts(text, what, example):
     if bad:
         raise argparse.ArgumentTypeError(f"{bad[0]}: {what} range from 0 to 64")
     return values
+
+
+def release_forms(text):
+    """--release-forms: continue, stop or both."""
+    forms = [f.strip() for f in text.split(",") if f.strip()]
+    bad = [f for f in forms if f not in snapshot.FORMS]
+    if bad or not forms or len(set(forms)) != len(forms):
+        raise argparse.ArgumentTypeError(f"'{text}': give continue, stop or continue,stop")
+    return forms
 
 
 def port_number(text):

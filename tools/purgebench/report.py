@@ -81,6 +81,20 @@ def plotted_tps(intervals):
             for v in values]
 
 
+def view_span(runs):
+    """(opened, released): the median times of the read view of the runs
+    that held one (snapshot-release), or None."""
+    held = [r for r in runs if r.get("view_opened_t") is not None
+            and r.get("view_released_t") is not None]
+    # the continue form's, where both forms ran (the stop form's view ends
+    # with its load)
+    held = [r for r in held if r.get("release_form") == "continue"] or held
+    if not held:
+        return None
+    return (stats.summary([r["view_opened_t"] for r in held])["median"],
+            stats.summary([r["view_released_t"] for r in held])["median"])
+
+
 def plots(outdir, runs):
     """PNG plots; skipped (with a note) when matplotlib is missing."""
     try:
@@ -104,6 +118,10 @@ def plots(outdir, runs):
         for r in rs:
             label = f"{r['arm']}#{r['repeat']}"
             style = dict(line_style(rs, r), linewidth=1)
+            if r.get("release_form"):       # snapshot-release: the stop form dotted
+                label += f" ({r['release_form']})"
+                if r["release_form"] == "stop":
+                    style["linestyle"] = ":"
             t = [s["t"] for s in r["samples"]]
             h = [s.get("innodb_history_list_length") for s in r["samples"]]
             ax1.plot(t, h, label=label, **style)
@@ -114,6 +132,18 @@ def plots(outdir, runs):
         lags = sorted({r["lag"] for r in rs if r.get("lag")})
         for lag in lags:
             ax1.axhline(lag, color="k", linestyle=":", linewidth=1)
+        view = view_span(rs)
+        if view:
+            # snapshot-release: where the read view was held (the median
+            # of the runs' times; the load's start differs by a second)
+            for ax in (ax1, ax2, ax3):
+                ax.axvspan(view[0], view[1], color="0.88", zorder=0)
+                ax.axvline(view[0], color="0.4", linestyle="--", linewidth=1)
+                ax.axvline(view[1], color="0.4", linestyle="-", linewidth=1)
+            ax1.text(view[0], 1.01, " view opened", transform=ax1.get_xaxis_transform(),
+                     fontsize=7)
+            ax1.text(view[1], 1.01, " released", transform=ax1.get_xaxis_transform(),
+                     fontsize=7)
         ax1.set_ylabel("history list length" + (" (dotted: target)" if lags else ""))
         ax2.set_ylabel(f"tps (over {TPS_GLITCH}x the median: dropped)")
         ax3.set_ylabel("latency p95 per second (ms)")

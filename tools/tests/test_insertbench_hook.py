@@ -7,6 +7,7 @@ the options and counters run_arm() passes on, the report's plot."""
 import io
 import os
 import sys
+import time
 import unittest
 from unittest import mock
 
@@ -285,6 +286,7 @@ class StepServer(tp.FakeServer):
 class FakeSampler:
     def __init__(self, socket, on_sample=None):
         self.cpu_s, self.errors, self.final = 0.01, 0, None
+        self.t0 = time.time()
 
     def sample(self):
         return {"innodb_lsn_current": 1000, "trx_id_counter": 10,

@@ -1,0 +1,245 @@
+# Copyright (c) 2026, purgelab developers.
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; version 2 of the License.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+# FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License along with
+# this program; if not, write to the Free Software Foundation, Inc.,
+# 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
+
+"""snapshot-release, MDEV-16260's protocol: under a write load, one
+connection holds a read view (START TRANSACTION WITH CONSISTENT SNAPSHOT)
+for a while and releases it; purge cannot pass the view meanwhile, so the
+history grows, and what counts is how it comes back. Two forms per arm:
+  continue  the load goes on after the release: the history at release,
+            seconds until it is back under the target and until zero, and
+            the throughput before, during the view, in the 30 s after the
+            release and in steady state after that;
+  stop      the ticket's own: the load stops at the release, and the time
+            to drain (the slow shutdown's length, or in attach mode the
+            sampled drain) is the figure.
+ViewHolder holds the view in a thread beside the load; figures() reads a
+run's samples and report intervals; table() and headline() for the
+report."""
+
+import threading
+import time
+
+from . import report, stats
+
+SCENARIO = "snapshot-release"
+FORMS = ("continue", "stop")
+AFTER_S = 30        # the window "after the release"
+
+
+class ViewHolder(threading.Thread):
+    """Opens a read view `before` seconds after start() and releases it
+    `hold` seconds later (or at release(), whichever comes first), on a
+    connection of its own (connect: a function returning a PyMySQL
+    connection). Times are seconds since t0 (the sampler's start), so that
+    they line up with the samples."""
+
+    def __init__(self, connect, t0, before, hold=None):
+        """hold None: until release() (the stop form: at the load's end)."""
+        super().__init__(daemon=True)
+        self.connect, self.t0, self.before, self.hold = connect, t0, before, hold
+        self.opened = self.released = None
+        self.history_at_release = None
+        self.error = None
+        self._release = threading.Event()
+        self._lock = threading.Lock()
+        self.conn = None
+
+    def _now(self):
+        return round(time.time() - self.t0, 2)
+
+    def run(self):
+        try:
+            self.conn = self.connect()
+            if self._release.wait(self.before):
+                return          # the load ended first
+            with self.conn.cursor() as cur:
+                cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+                # a read, so that the view is used as a reader's would be
+                cur.execute("SELECT COUNT(*) FROM information_schema.INNODB_TRX")
+                cur.fetchall()
+            self.opened = self._now()
+            self._release.wait(self.hold)
+            self.release()
+        except Exception as e:      # reported with the run; never kills the load
+            self.error = str(e)
+
+    def release(self):
+        """COMMIT the view (once) and note the history then."""
+        with self._lock:
+            self._release.set()
+            if self.conn is None or self.released is not None or self.opened is None:
+                return
+            try:
+                with self.conn.cursor() as cur:
+                    cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'")
+                    row = cur.fetchone()
+                    self.history_at_release = int(row[1]) if row else None
+                    cur.execute("COMMIT")
+                self.released = self._now()
+            except Exception as e:
+                self.error = str(e)
+
+    def close(self):
+        self.release()
+        self.join(timeout=10)
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except Exception:
+                pass
+
+    def result(self):
+        return dict(view_before_s=self.before, view_hold_s=self.hold, view_opened_t=self.opened,
+                    view_released_t=self.released,
+                    history_at_release=self.history_at_release, view_error=self.error)
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
+
+
+def figures(res, target, after=AFTER_S):
+    """What a snapshot-release run comes to, from its samples (t since the
+    sampler's start), its report intervals (t since the load's start,
+    shifted by load_start_t) and the view's times: tps before the view,
+    during it, in the `after` s after the release and after that (steady);
+    seconds from the release until the history is back under target and
+    until it is zero (None: not within the samples)."""
+    opened, released = res.get("view_opened_t"), res.get("view_released_t")
+    if opened is None or released is None:
+        return {}
+    shift = res.get("load_start_t") or 0.0
+    ivs = [(iv["t"] + shift, iv.get("tps")) for iv in res.get("intervals") or []]
+
+    def tps(lo, hi):
+        return _mean([v for t, v in ivs if lo <= t < hi])
+    out = dict(tps_before=tps(float("-inf"), opened), tps_during=tps(opened, released),
+               tps_after=tps(released, released + after),
+               tps_steady=tps(released + after, float("inf")))
+    samples = [(s["t"], s.get("innodb_history_list_length")) for s in res.get("samples") or []
+               if s.get("t") is not None]
+    hist = [(t, h) for t, h in samples if t >= released]
+    # the level the history held before the view: an unthrottled arm has no
+    # target to come back under, but it has that
+    level = max((h for t, h in samples if t < opened and h is not None), default=None)
+    under = next((t for t, h in hist if h is not None and target and h <= target), None)
+    back = next((t for t, h in hist if h is not None and level is not None and h <= level),
+                None)
+    zero = next((t for t, h in hist if h == 0), None)
+    out["history_before_view"] = level
+    out["back_under_s"] = None if under is None else round(under - released, 1)
+    out["back_before_s"] = None if back is None else round(back - released, 1)
+    out["zero_s"] = None if zero is None else round(zero - released, 1)
+    return out
+
+
+def _cell(v, d=0):
+    return report.fmt(v, d)
+
+
+def _secs(v, limit=None):
+    if v is None:
+        return f"not within {limit:.0f} s" if limit else "-"
+    return f"{v:g} s"
+
+
+def _rel(v, ref):
+    r = stats.ratio(v, ref)
+    return "-" if r is None else f"{r:.2f}"
+
+
+def table(runs):
+    """[(title, header, rows)]: the continue form's and the stop form's
+    tables, one row per arm (medians over the repeats)."""
+    out = []
+    by = {}
+    for r in runs:
+        by.setdefault((r.get("release_form"), r["arm"]), []).append(r)
+
+    def med(rs, k):
+        return stats.summary([r.get(k) for r in rs])["median"]
+    cont = [(arm, rs) for (form, arm), rs in by.items() if form == "continue"]
+    if cont:
+        rows = []
+        for arm, rs in cont:
+            before = med(rs, "tps_before")
+            end = max((s["t"] for r in rs for s in r.get("samples") or []), default=None)
+            left = (end - med(rs, "view_released_t")) if end is not None and \
+                med(rs, "view_released_t") is not None else None
+            rows.append([arm, _cell(med(rs, "history_at_release")),
+                         _secs(med(rs, "back_under_s"), left),
+                         "-" if med(rs, "history_before_view") is None else
+                         f"{_secs(med(rs, 'back_before_s'), left)} "
+                         f"({_cell(med(rs, 'history_before_view'))})",
+                         _secs(med(rs, "zero_s"), left),
+                         _cell(before), _cell(med(rs, "tps_during")),
+                         _cell(med(rs, "tps_after")), _cell(med(rs, "tps_steady")),
+                         f"{_rel(med(rs, 'tps_during'), before)} / "
+                         f"{_rel(med(rs, 'tps_after'), before)} / "
+                         f"{_rel(med(rs, 'tps_steady'), before)}"])
+        out.append((f"{SCENARIO}: the load goes on after the release",
+                    ["arm", "history at release", "back under the target after",
+                     "back to its level before the view after (that level)",
+                     "history zero after", "tps before the view", "tps during the view",
+                     f"tps {AFTER_S} s after the release", "tps steady (after that)",
+                     "during / after / steady over before"], rows))
+    stop = [(arm, rs) for (form, arm), rs in by.items() if form == "stop"]
+    if stop:
+        rows = []
+        drained = any(r.get("backlog_measure") for _, rs in stop for r in rs)
+        for arm, rs in stop:
+            if drained:
+                under, zero = med(rs, "drain_under_target_s"), med(rs, "drain_zero_s")
+                limit = med(rs, "drain_limit_s")
+                rows.append([arm, _cell(med(rs, "history_at_release")),
+                             _secs(under, limit), _secs(zero, limit)])
+            else:
+                rows.append([arm, _cell(med(rs, "history_at_release")),
+                             _cell(med(rs, "backlog")), _secs(med(rs, "shutdown_s"))])
+        header = (["arm", "history at release", "drained under the target after (sampled)",
+                   "drained to zero after (sampled)"] if drained else
+                  ["arm", "history at release", "to purge at slow shutdown",
+                   "slow shutdown took"])
+        out.append((f"{SCENARIO}: the load stops at the release (MDEV-16260's form)",
+                    header, rows))
+    return out
+
+
+def headline(runs):
+    """[(title, [sentence])]: per arm of the continue form, the history at
+    release against the target, how soon it was back under it, and the
+    throughput during the view and after the release over before."""
+    lines = []
+    by = {}
+    for r in runs:
+        if r.get("release_form") == "continue":
+            by.setdefault(r["arm"], []).append(r)
+    for arm, rs in by.items():
+        def med(k):
+            return stats.summary([r.get(k) for r in rs])["median"]
+        h, target, before = med("history_at_release"), med("view_target"), med("tps_before")
+        under = med("back_under_s")
+        parts = [f"history at release {_cell(h)}"
+                 + (f" ({h / target:.1f}x the target)" if h is not None and target else "")]
+        parts.append(f"back under the target {under:g} s after the release" if under is not None
+                     else "not back under the target within the run")
+        back = med("back_before_s")
+        if back is not None:
+            parts.append(f"at its level before the view after {back:g} s")
+        parts.append(f"tps during the view {_rel(med('tps_during'), before)}, in the "
+                     f"{AFTER_S} s after the release {_rel(med('tps_after'), before)} of "
+                     "before")
+        lines.append(f"{arm}: " + ", ".join(parts) + ".")
+    return [(f"{SCENARIO} (a read view held, then released)", lines)] if lines else []
