@@ -1931,8 +1931,13 @@ def parse_args(argv, check_only=False):
         ap.error(f"--label and --compare-label are both '{a.label}'; give the servers "
                  "different names")
     if check_only:
+        # (not one that BUILD/run's build of the release flavour makes)
+        built = os.path.join(os.environ.get("PURGELAB_BUILD_DIR") or
+                             os.path.join(REPO, "build"), "release")
         for opt, path in (("--server", a.server), ("--compare-server", a.compare_server)):
-            if path is not None and not os.access(os.path.expanduser(path), os.X_OK):
+            if path is None or os.path.abspath(path).startswith(built + os.sep):
+                continue
+            if not os.access(os.path.expanduser(path), os.X_OK):
                 ap.error(f"{opt} {path}: no such executable")
     a.attach = attach_conn(ap, a)
     unused, a.notes = ignored_options(a.scenarios, a.given, a.sb_option)
@@ -1941,6 +1946,7 @@ def parse_args(argv, check_only=False):
     return a
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # the options that only some scenarios use, and which: any other scenario
 # of a run ignores it (a note), a run where none uses it is an error
 OPTION_USERS = {

@@ -97,6 +97,21 @@ class BuildRunTest(unittest.TestCase):
         self.assertEqual(1, rc)
 
 
+    def test_help_is_printed_once_and_nothing_runs(self):
+        for argv, head in ((["--help"], "usage: purgebench "),
+                           (["compare", "--help"], "usage: purgebench compare")):
+            with self.subTest(argv=argv):
+                rc, out, _ = self.run_it(*argv)
+                self.assertEqual(0, rc)
+                self.assertEqual(1, out.count(head), out)
+                self.assertNotIn("FAKE-", out)
+
+    def test_the_server_that_the_build_makes_is_not_asked_for_before_it(self):
+        rc, out, _ = self.run_it("--server", os.path.join(self.tmp, "build", "release", "sql",
+                                                          "no-mariadbd-yet"),
+                                 "--out", os.path.join(self.tmp, "r"))
+        self.assertIn("FAKE-BUILD release", out)
+
     def test_attach_mode_sets_up_but_builds_nothing(self):
         pw = os.path.join(self.tmp, "pw")
         with open(pw, "w") as f:
