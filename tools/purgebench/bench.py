@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -248,6 +249,33 @@ def interleave(arm_lists, has_var):
             elif own is not None:
                 runs.append((t, name, own))
     return runs, notes
+
+
+def tree_commit(path):
+    """The git commit of the work tree that holds path (a server binary in
+    its build directory), with '+ uncommitted changes' when the tree
+    differs from it, and the binary's time against the commit's: what
+    built the server, as far as the tree can say now. None outside git."""
+    d = path if os.path.isdir(path) else os.path.dirname(path)
+    try:
+        head = subprocess.run(["git", "-C", d, "log", "-1", "--format=%H %ct"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              timeout=30)
+        dirty = subprocess.run(["git", "-C", d, "status", "--porcelain",
+                                "--untracked-files=no"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if head.returncode != 0 or not head.stdout.strip():
+        return None
+    commit, when = head.stdout.split()
+    out = commit + (" + uncommitted changes" if dirty.stdout.strip() else "")
+    if os.path.isfile(path):
+        built = os.path.getmtime(path)
+        stamp = datetime.datetime.fromtimestamp(built).strftime("%Y-%m-%d %H:%M")
+        out += (f"; binary built {stamp}, "
+                + ("after" if built >= int(when) else "BEFORE") + " that commit")
+    return out
 
 
 def flavour(inst):
@@ -614,6 +642,9 @@ class Bench:
             except ServerError:
                 pass
         self.meta[m + "build flavour"] = flavour(t.inst)
+        commit = tree_commit(t.inst.mariadbd)
+        if commit:
+            self.meta[m + "git commit of its tree (now)"] = commit
         self.meta[m + "my.cnf"] = cnf_settings(t.server.cnf)
         # the same for every server: asked once
         if "sysbench" not in self.meta:
@@ -1968,14 +1999,17 @@ OPTION_USERS = {
     "--workload": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
                    "thread-sweep", "snapshot-release"),
 }
-# what a scenario does instead of an option it ignores
+# what a scenario does instead of an option it ignores: (option, scenario)
+# or the option alone
 IGNORES = {
-    "--threads": "its own thread counts (thread-sweep: --sweep-threads)",
-    "--tables": "its own tables",
-    "--rows": "its own data (tpcc, ch: --warehouses)",
-    "--lags": "no innodb_max_purge_lag target",
-    "--arms": "its own arms",
-    "--workload": "its own client",
+    "--threads": "it runs its own thread counts",
+    ("--threads", "thread-sweep"): "its thread counts are --sweep-threads'",
+    "--tables": "it has its own tables",
+    ("--rows", "tpcc"): "its data is --warehouses'",
+    ("--rows", "ch"): "its data is --warehouses'",
+    "--lags": "it sets no innodb_max_purge_lag target",
+    "--arms": "it runs its own arms",
+    "--workload": "it runs its own client",
 }
 SB_USERS = OPTION_USERS["--workload"]
 
@@ -1995,8 +2029,8 @@ def ignored_options(scenarios, given, sb_options=()):
                     [])
         for sc in scenarios:
             if sc not in users:
-                notes.append(f"note: {sc} ignores {opt}"
-                             + (f" (it runs {IGNORES[opt]})" if opt in IGNORES else ""))
+                why = IGNORES.get((opt, sc)) or IGNORES.get(opt)
+                notes.append(f"note: {sc} ignores {opt}" + (f" ({why})" if why else ""))
     ib = [o for o in sb_options if insertbench.is_script_option(o)]
     other = [o for o in sb_options if not insertbench.is_script_option(o)]
     for opts, users in ((other, SB_USERS), (ib, (insertbench.SCENARIO,))):
@@ -2313,6 +2347,10 @@ def main(argv=None):
     try:
         sysbench.require()
         bench = Bench(args)
+        bench.meta["purgebench command"] = "purgebench " + shlex.join(argv)
+        commit = tree_commit(REPO)
+        if commit:
+            bench.meta["purgebench's git commit"] = commit.split(";")[0]
         print(f"purgebench: results in {bench.outdir}")
         for sc in args.scenarios:
             bench.scenario(sc)

@@ -157,10 +157,12 @@ class IgnoredOptionTest(unittest.TestCase):
     def test_a_scenario_that_ignores_an_option_says_so(self):
         a = bench.parse_args(["--threads", "8"])       # history-growth backlog-vs-lag
         self.assertEqual(["note: history-growth ignores --threads (it runs its own thread "
-                          "counts (thread-sweep: --sweep-threads))"], a.notes)
+                          "counts)"], a.notes)
+        a = bench.parse_args(["thread-sweep", "backlog-vs-lag", "--threads", "8"])
+        self.assertEqual(["note: thread-sweep ignores --threads (its thread counts are "
+                          "--sweep-threads')"], a.notes)
         a = bench.parse_args(["tpcc", "backlog-vs-lag", "--rows", "100", "--warehouses", "1"])
-        self.assertIn("note: tpcc ignores --rows (it runs its own data (tpcc, ch: "
-                      "--warehouses))", a.notes)
+        self.assertIn("note: tpcc ignores --rows (its data is --warehouses')", a.notes)
         self.assertIn("note: backlog-vs-lag ignores --warehouses", a.notes)
         a = bench.parse_args(["insert-benchmark", "backlog-vs-lag", "--sb-option",
                               "ib_data_max=10", "--sb-option", "index_updates=2"])
@@ -243,6 +245,42 @@ class FailedRunTest(unittest.TestCase):
             text = f.read()
         self.assertTrue(text.startswith("# purgebench report\n\n**Failed runs**"), text[:200])
         self.assertIn("backlog-vs-lag adaptive@1000 #1: query failed: SET GLOBAL x", text)
+        # the command line and the harness's commit, in environment.json too
+        import json
+        with open(os.path.join(out, "environment.json")) as f:
+            env = json.load(f)
+        self.assertEqual("purgebench " + " ".join(argv), env["purgebench command"])
+        self.assertRegex(env["purgebench's git commit"], r"^[0-9a-f]{40}")
+
+
+class TreeCommitTest(unittest.TestCase):
+    def test_the_commit_the_changes_and_the_binary_time(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+
+        def git(*a):
+            subprocess.run(["git", "-C", tmp, "-c", "user.name=t", "-c", "user.email=t@t"]
+                           + list(a), check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        git("init", "-q")
+        with open(os.path.join(tmp, "f"), "w") as f:
+            f.write("1\n")
+        git("add", "f")
+        git("commit", "-q", "-m", "one", "--date=2020-01-01T00:00:00")
+        head = subprocess.run(["git", "-C", tmp, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
+                              text=True).stdout.strip()
+        os.makedirs(os.path.join(tmp, "build"))
+        binary = os.path.join(tmp, "build", "mariadbd")
+        open(binary, "w").close()
+        got = bench.tree_commit(binary)
+        self.assertTrue(got.startswith(head + "; binary built "), got)
+        self.assertTrue(got.endswith("after that commit"), got)
+        os.utime(binary, (0, 0))        # 1970: before the commit
+        self.assertTrue(bench.tree_commit(binary).endswith("BEFORE that commit"))
+        with open(os.path.join(tmp, "f"), "w") as f:
+            f.write("2\n")
+        self.assertEqual(head + " + uncommitted changes", bench.tree_commit(tmp))
+        self.assertIsNone(bench.tree_commit(tempfile.gettempdir()))
 
 
 class CompareInsertBenchmarkTest(unittest.TestCase):
