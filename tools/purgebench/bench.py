@@ -1086,13 +1086,13 @@ class Bench:
             for t, arm, st, extra in rotate(runs, r):
                 self.restore_snapshot(t)
 
-                def client(srv, t=t):
+                def go_tpc(srv, t=t):
                     cmd = gotpc.command(binary, t.tcp_port, name, "run", warehouses, threads,
                                         seconds, ac, interval=1, conn=self.attach)
                     return cmd, (lambda **kw: gotpc.Run(cmd, **kw))
                 res = self.run_arm(t, name, arm, st, name, warehouses, 0, threads, seconds, r,
                                    extra=dict(extra or {}, warehouses=warehouses,
-                                              ac_threads=ac), client=client)
+                                              ac_threads=ac), client=go_tpc)
                 if res is None:
                     continue
                 res.update(self.gotpc_check(t, binary, warehouses))
