@@ -25,6 +25,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from purgebench import bench, server  # noqa: E402
+from purgebench import tables as summary  # noqa: E402
 from purgebench.server import ServerError  # noqa: E402
 import test_insertbench_hook as hook  # noqa: E402
 import test_purgebench as tp  # noqa: E402
@@ -207,7 +208,7 @@ class AttachTest(unittest.TestCase):
         self.assertEqual(0.0, r["shutdown_s"])
         self.assertIsNone(r["server_cpu_s"])        # not our child process
         (title, header, rows), = [t for t in b.tables() if t[0] == "backlog-vs-lag"]
-        col = header.index(bench.DRAIN_HEADER)
+        col = header.index(summary.DRAIN_HEADER)
         # the history of the last sample, at the load's end; the drain's times
         self.assertEqual("0; 3.0 s / 7.0 s", rows[0][col])
         self.assertIn("backlog measure", b.meta)

@@ -10,6 +10,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from purgebench import bench, gotpc  # noqa: E402
+from purgebench import tables as summary  # noqa: E402
 from test_purgebench import fixture  # noqa: E402
 
 
@@ -153,7 +154,7 @@ class TableTest(unittest.TestCase):
                     "txn": {"NEW_ORDER": {"p95_ms": 10.0, "p99_ms": 20.0}}}
         runs = [run("unthrottled", 1, 1000), run("adaptive@10000", 1, 900),
                 run("unthrottled", 2, 500), run("adaptive@10000", 2, 500)]
-        (title, header, rows), = bench.gotpc_tables("tpcc", runs)
+        (title, header, rows), = summary.gotpc_tables("tpcc", runs)
         by = {r[0]: r for r in rows}
         self.assertEqual("**0.95** (red) (0.90..1.00)", by["adaptive@10000"][-1])
         self.assertEqual("10 / 20", by["adaptive@10000"][header.index("New-Order p95 / p99 ms")])
@@ -165,10 +166,10 @@ class TableTest(unittest.TestCase):
                  "held_view_blocked": 4700, "held_not_truncated": 35000, "held_withheld": 0,
                  "held_throttled_share": 0},
                 {"arm": "stock:unthrottled", "held_history": 100}]    # no unparsed count
-        (title, header, rows), = bench.held_table("ch", runs)
+        (title, header, rows), = summary.held_table("ch", runs)
         self.assertEqual("ch: what the history held (means over the samples)", title)
         self.assertEqual([["unthrottled", "40,000", "5,000", "4,700", "35,000", "0", "0"]], rows)
-        self.assertEqual([], bench.held_table("ch", runs[1:]))
+        self.assertEqual([], summary.held_table("ch", runs[1:]))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from purgebench import bench, cpuload, report, sampler, stats, sysbench  # noqa: E402
+from purgebench import (bench, cpuload, options, report, sampler, scenarios, stats,  # noqa: E402
+                        sysbench)
+from purgebench import tables as summary  # noqa: E402
 from purgebench.server import (Installation, ServerError, parse_backlog,  # noqa: E402
                                parse_help_variables, unknown_settings)
 
@@ -174,11 +176,11 @@ class StatsTest(unittest.TestCase):
     def test_sustained_by_purge(self):
         runs = [dict(rate=500, tps=499, bounded=True), dict(rate=1000, tps=990, bounded=True),
                 dict(rate=2000, tps=1500, bounded=False)]
-        self.assertEqual((990, False), bench.sustained_by_purge(runs))
+        self.assertEqual((990, False), summary.sustained_by_purge(runs))
         runs[2]["bounded"] = True
         runs.append(dict(rate=None, tps=1700, bounded=True))
-        self.assertEqual((1700, True), bench.sustained_by_purge(runs))
-        self.assertIsNone(bench.sustained_by_purge([dict(rate=500, tps=400, bounded=False)]))
+        self.assertEqual((1700, True), summary.sustained_by_purge(runs))
+        self.assertIsNone(summary.sustained_by_purge([dict(rate=500, tps=400, bounded=False)]))
 
 
 class SignalTest(unittest.TestCase):
@@ -193,12 +195,12 @@ class SignalTest(unittest.TestCase):
 class CliTest(unittest.TestCase):
     def test_defaults(self):
         a = bench.parse_args([])
-        self.assertEqual(list(bench.DEFAULT_SCENARIOS), a.scenarios)
+        self.assertEqual(list(scenarios.DEFAULT_SCENARIOS), a.scenarios)
         self.assertEqual(["formula", "adaptive"], a.arms)
 
     def test_all_and_lags(self):
         a = bench.parse_args(["all", "--lags", "10,20"])
-        self.assertEqual(list(bench.SCENARIOS), a.scenarios)
+        self.assertEqual(list(scenarios.SCENARIOS), a.scenarios)
         self.assertEqual([10, 20], a.lags)
         for bad in ("10k", "0", "-5", "10,,20"):
             with self.assertRaises(SystemExit, msg=bad), mock.patch("sys.stderr"):
@@ -584,7 +586,7 @@ class CompareTest(unittest.TestCase):
         (title, header, rows), = b.tables()
         self.assertEqual("tps / first arm", header[-1])
         self.assertEqual(len(header), len(rows[0]))
-        self.assertIn(bench.LATENCY_HEADER, header)
+        self.assertIn(summary.LATENCY_HEADER, header)
 
 
 class ServerListTest(unittest.TestCase):
@@ -608,18 +610,18 @@ class ServerListTest(unittest.TestCase):
         return b
 
     def test_parsing(self):
-        sl = bench.server_list(f"fork={self.fork},stock={self.stock}:/opt/base")
+        sl = options.server_list(f"fork={self.fork},stock={self.stock}:/opt/base")
         self.assertEqual([("fork", self.fork, None), ("stock", self.stock, "/opt/base")], sl)
         # a directory: the mariadbd under it (here Debian's tree, usr/sbin)
         root = os.path.dirname(os.path.dirname(os.path.dirname(self.stock)))
-        self.assertEqual(self.stock, bench.server_list(f"a={self.fork},b={root}")[1][1])
+        self.assertEqual(self.stock, options.server_list(f"a={self.fork},b={root}")[1][1])
         # a superbuild directory: its release/sql/mariadbd
         sb = os.path.join(self.tmp, "build-stock-10.5")
         tree = os.path.join(sb, "release", "sql")
         os.makedirs(tree)
         shutil.copy(self.fork, tree)
         self.assertEqual(os.path.join(tree, "mariadbd"),
-                         bench.server_list(f"a={self.fork},b={sb}")[1][1])
+                         options.server_list(f"a={self.fork},b={sb}")[1][1])
 
     def test_bad_lists_are_clear_errors(self):
         for text, msg in ((f"fork={self.fork}", "two or more servers"),
@@ -629,8 +631,8 @@ class ServerListTest(unittest.TestCase):
                           (f"fork={self.fork},b=", "give LABEL=PATH"),
                           (f"fork={self.fork},b={self.stock}:", "empty BASEDIR"),
                           (f"fork={self.fork},b={self.tmp}", "no mariadbd under")):
-            with self.assertRaisesRegex(bench.argparse.ArgumentTypeError, msg, msg=text):
-                bench.server_list(text)
+            with self.assertRaisesRegex(options.argparse.ArgumentTypeError, msg, msg=text):
+                options.server_list(text)
         for argv in (["--server-list", f"a={self.fork},b={self.stock}", "--server", self.fork],
                      ["--server-list", f"a={self.fork},b={self.stock}", "--compare-server",
                       self.stock],
@@ -845,7 +847,7 @@ class TruncationFiguresTest(unittest.TestCase):
                      held_view_blocked=0, held_not_truncated=8, held_withheld=64,
                      held_throttled_share=0),
                 {"arm": "stock:unthrottled", "held_history": 100}]
-        (_, _, held), (title, header, rows) = bench.held_table("backlog-vs-lag", runs)
+        (_, _, held), (title, header, rows) = summary.held_table("backlog-vs-lag", runs)
         self.assertEqual(["adaptive@10000"], [r[0] for r in held])
         self.assertIn("undo log truncation", title)
         self.assertEqual([["adaptive@10000", "10.0", "1.0", "64.0", "124.0", "20.0", "150.0"]],
@@ -904,10 +906,10 @@ class DrainArmsTest(unittest.TestCase):
             bench.with_drains(arms, [0, 16]))
 
     def test_compared_with_unthrottled_at_the_same_width(self):
-        self.assertEqual("unthrottled", bench.unthrottled_for("adaptive@10000"))
-        self.assertEqual("unthrottled", bench.unthrottled_for("unthrottled"))
-        self.assertEqual("unthrottled+drain64", bench.unthrottled_for("adaptive+drain64@10000"))
-        self.assertEqual("unthrottled+drain16", bench.unthrottled_for("unthrottled+drain16"))
+        self.assertEqual("unthrottled", summary.unthrottled_for("adaptive@10000"))
+        self.assertEqual("unthrottled", summary.unthrottled_for("unthrottled"))
+        self.assertEqual("unthrottled+drain64", summary.unthrottled_for("adaptive+drain64@10000"))
+        self.assertEqual("unthrottled+drain16", summary.unthrottled_for("unthrottled+drain16"))
 
     def test_a_server_without_the_variable_skips_drain_arms(self):
         t = InterleaveTest.T("stock", {"innodb_purge_drain_rsegs"})
