@@ -232,6 +232,7 @@ def parse_args(argv, check_only=False):
     if a.compare_server and a.label == a.compare_label:
         ap.error(f"--label and --compare-label are both '{a.label}'; give the servers "
                  "different names")
+    a.attach = attach_conn(ap, a)
     if check_only:
         # (not one that BUILD/run's build of the release flavour makes)
         built = os.path.join(os.environ.get("PURGELAB_BUILD_DIR") or
@@ -241,7 +242,6 @@ def parse_args(argv, check_only=False):
                 continue
             if not os.access(os.path.expanduser(path), os.X_OK):
                 ap.error(f"{opt} {path}: no such executable")
-    a.attach = attach_conn(ap, a)
     unused, a.notes = ignored_options(a.scenarios, a.given, a.sb_option)
     if unused:
         ap.error(unused)
