@@ -448,7 +448,7 @@ class Bench:
                 self.use(t).value(f"SELECT @@GLOBAL.{name}")
                 t.vars[name] = True
             except ServerError as e:
-                if "ERROR 1193 " not in str(e):     # ER_UNKNOWN_SYSTEM_VARIABLE
+                if e.code != 1193 and "ERROR 1193 " not in str(e):  # ER_UNKNOWN_SYSTEM_VARIABLE
                     raise       # not an answer: do not remember it
                 t.vars[name] = False
         return t.vars[name]

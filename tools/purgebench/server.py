@@ -24,7 +24,7 @@ import time
 
 
 class ServerError(Exception):
-    pass
+    code = None     # the server's error number, when it answered with one
 
 
 BACKLOG_RE = re.compile(r"InnoDB: to purge (\d+) transactions")
@@ -108,8 +108,13 @@ class Installation:
             raise ServerError(f"no server binary at {self.mariadbd}: {hint}")
         bindir = os.path.dirname(self.mariadbd)
         self.basedir = basedir or os.path.dirname(bindir)
-        self.client = self._find("mariadb", [bindir, os.path.join(self.basedir, "bin"),
-                                             os.path.join(self.basedir, "client")])
+        # the mariadb client: for a person to type (the harness queries over
+        # PyMySQL); None when there is none
+        try:
+            self.client = self._find("mariadb", [bindir, os.path.join(self.basedir, "bin"),
+                                                 os.path.join(self.basedir, "client")])
+        except ServerError:
+            self.client = None
         # a cmake build tree rather than an installation
         self.srcdir = None
         cache = os.path.join(self.basedir, "CMakeCache.txt")
@@ -173,10 +178,110 @@ class Installation:
         return out.stdout.strip()
 
 
-class Server:
-    """One mariadbd on its own data directory, reachable over a socket."""
+class Queries:
+    """query(), value() and status() over PyMySQL (the sampler's client
+    too), for Server and AttachedServer: one connection for the harness's
+    statements and one beside it for status(), which a step's progress
+    calls from another thread while query() may wait on a long statement
+    (a PyMySQL connection serves one thread at a time). Each connects when
+    first used, and again when the server no longer answers on it (a ping
+    first: the server restarted, or a timed-out statement broke it)."""
+
+    def __init__(self):
+        import threading
+        self.db = None
+        self.side = None
+        self.lock = threading.Lock()
+        self.side_lock = threading.Lock()
+
+    def _connect(self):
+        try:
+            import pymysql
+        except ImportError:
+            raise ServerError("the harness needs PyMySQL: run BUILD/setup "
+                              "(or apt-get install python3-pymysql)")
+        try:
+            return pymysql.connect(autocommit=True, connect_timeout=10, read_timeout=3600,
+                                   **self.conn.pymysql_kwargs())
+        except pymysql.MySQLError as e:
+            raise ServerError(f"cannot connect to {self.conn.where()}: {e}")
+
+    def _live(self, db):
+        import pymysql
+        if db is not None:
+            try:
+                db.ping(reconnect=False)
+                return db
+            except (pymysql.MySQLError, OSError):
+                close(db)
+        return self._connect()
+
+    def disconnect(self):
+        """Close both connections (the server stopped, or is not ours)."""
+        for lock, name in ((self.lock, "db"), (self.side_lock, "side")):
+            with lock:
+                db = getattr(self, name)
+                setattr(self, name, None)
+            close(db)
+
+    def query(self, sql, timeout=None):
+        """Run SQL (statements split at ';', which the harness's own never
+        hold elsewhere); rows of the last as lists of strings, NULL as
+        'NULL' (as the mariadb client's batch output). timeout: seconds to
+        wait for an answer (default an hour)."""
+        with self.lock:
+            self.db = self._live(self.db)
+            return run_sql(self.db, sql, timeout)
+
+    def value(self, sql):
+        rows = self.query(sql)
+        return rows[0][0] if rows else None
+
+    def status(self, names):
+        """SHOW GLOBAL STATUS for names -> {name: str}, on the side
+        connection (safe from another thread while query() waits)."""
+        like = " OR ".join(f"VARIABLE_NAME='{n}'" for n in names)
+        with self.side_lock:
+            self.side = self._live(self.side)
+            rows = run_sql(self.side, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM "
+                           f"information_schema.GLOBAL_STATUS WHERE {like}", 60)
+        return {r[0].lower(): r[1] for r in rows}
+
+
+def close(db):
+    if db is not None:
+        try:
+            db.close()
+        except Exception:
+            pass
+
+
+def run_sql(db, sql, timeout=None):
+    """Queries.query() on connection db."""
+    import pymysql
+    rows = []
+    db._read_timeout = timeout or 3600      # PyMySQL reads it at each read
+    try:
+        with db.cursor() as cur:
+            for stmt in (s.strip() for s in sql.split(";")):
+                if stmt:
+                    cur.execute(stmt)
+                    rows = cur.fetchall() or []
+    except pymysql.MySQLError as e:
+        code = e.args[0] if e.args else "?"
+        msg = e.args[1] if len(e.args) > 1 else str(e)
+        err = ServerError(f"query failed: {sql}: ERROR {code}: {msg}")
+        err.code = code         # Bench.has_var() reads it
+        raise err
+    return [["NULL" if v is None else str(v) for v in row] for row in rows]
+
+
+class Server(Queries):
+    """One mariadbd on its own data directory, reachable over a socket; the
+    harness's statements go over PyMySQL as root (Queries)."""
 
     def __init__(self, inst, workdir, options=None, allow_nonempty=False, tcp_port=None):
+        Queries.__init__(self)
         self.inst = inst
         # a client that needs TCP (go-tpc) gets 127.0.0.1 only, never another address
         self.tcp_port = tcp_port
@@ -185,6 +290,7 @@ class Server:
         self.socket = os.path.join(self.workdir, "mysqld.sock")
         self.errlog = os.path.join(self.workdir, "error.log")
         self.cnf = os.path.join(self.workdir, "my.cnf")
+        self.conn = Conn(socket=self.socket, user="root")
         self.options = dict(options or {})
         self.proc = None
         self.shutdown_started = None
@@ -222,6 +328,7 @@ class Server:
 
     def start(self, timeout=120):
         self.write_cnf()
+        self.disconnect()
         if os.path.exists(self.socket):
             try:
                 self.query("SELECT 1", timeout=5)
@@ -249,32 +356,6 @@ class Server:
         self.kill()
         raise ServerError(f"mariadbd did not answer within {timeout}s; tail of "
                           f"{self.errlog}:\n{tail(self.errlog)}")
-
-    def client_cmd(self):
-        return [self.inst.client, "--no-defaults", f"--socket={self.socket}", "-uroot"]
-
-    def query(self, sql, timeout=60):
-        """Run SQL; return rows as lists of strings (tab separated output)."""
-        try:
-            out = subprocess.run(self.client_cmd() + ["-N", "-B", "-e", sql],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise ServerError(f"query timed out: {sql}")
-        if out.returncode != 0:
-            raise ServerError(f"query failed: {sql}: {out.stderr.strip()}")
-        return [line.split("\t") for line in out.stdout.splitlines()]
-
-    def value(self, sql):
-        rows = self.query(sql)
-        return rows[0][0] if rows else None
-
-    def status(self, names):
-        """SHOW GLOBAL STATUS for the given names -> {name: str}."""
-        like = " OR ".join(f"VARIABLE_NAME='{n}'" for n in names)
-        rows = self.query("SELECT VARIABLE_NAME, VARIABLE_VALUE FROM "
-                          f"information_schema.GLOBAL_STATUS WHERE {like}")
-        return {r[0].lower(): r[1] for r in rows}
 
     def prepare_slow_shutdown(self):
         """Make the next shutdown slow, ahead of time, so that it can start
@@ -305,6 +386,7 @@ class Server:
             raise ServerError(f"shutdown did not finish in {timeout}s")
         self.proc = None
         self.shutdown_started = None
+        self.disconnect()
         return time.time() - t0
 
     def shutdown_status(self):
@@ -326,6 +408,7 @@ class Server:
                 pass
             self.proc.wait()
         self.proc = None
+        self.disconnect()
 
     def backlog(self):
         """The purge backlog that the last shutdown logged."""
@@ -384,7 +467,7 @@ def sql_literal(value):
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-class AttachedServer:
+class AttachedServer(Queries):
     """A server that the harness did not start (attach mode): reached over
     TCP or a socket with PyMySQL; never initialised, started or shut down
     here. Has the interface of Server that a run uses: query(), value(),
@@ -397,29 +480,10 @@ class AttachedServer:
     cnf = None
 
     def __init__(self, conn):
-        import threading
+        Queries.__init__(self)
         self.conn = conn
         self.socket = conn          # what sysbench.command() and the sampler take
         self.tcp_port = conn.port
-        self.db = None
-        # a PyMySQL connection serves one thread at a time: status() (a
-        # step's progress, from another thread while query() may wait on a
-        # long statement) has a connection of its own
-        self.lock = threading.Lock()
-        self.side = None
-        self.side_lock = threading.Lock()
-
-    def _connect(self):
-        try:
-            import pymysql
-        except ImportError:
-            raise ServerError("attach mode needs PyMySQL: run BUILD/setup "
-                              "(or apt-get install python3-pymysql)")
-        try:
-            return pymysql.connect(autocommit=True, connect_timeout=10, read_timeout=3600,
-                                   **self.conn.pymysql_kwargs())
-        except pymysql.MySQLError as e:
-            raise ServerError(f"cannot connect to {self.conn.where()}: {e}")
 
     def running(self):
         return self.db is not None
@@ -430,49 +494,7 @@ class AttachedServer:
     def start(self, timeout=None):
         """Connect (the server runs already)."""
         if self.db is None:
-            self.db = self._connect()
             self.query("SELECT 1")
-
-    def query(self, sql, timeout=None):
-        """Run SQL (statements split at ';', which the harness's own never
-        hold elsewhere); rows of the last as lists of strings, NULL as
-        'NULL' (as the mariadb client's batch output)."""
-        if self.db is None:
-            self.start()
-        with self.lock:
-            return self._run(self.db, sql)
-
-    @staticmethod
-    def _run(db, sql):
-        import pymysql
-        rows = []
-        try:
-            with db.cursor() as cur:
-                for stmt in (s.strip() for s in sql.split(";")):
-                    if stmt:
-                        cur.execute(stmt)
-                        rows = cur.fetchall() or []
-        except pymysql.MySQLError as e:
-            code = e.args[0] if e.args else "?"
-            msg = e.args[1] if len(e.args) > 1 else str(e)
-            # as the mariadb client words it (Bench.has_var() reads the code)
-            raise ServerError(f"query failed: {sql}: ERROR {code} (attached): {msg}")
-        return [["NULL" if v is None else str(v) for v in row] for row in rows]
-
-    def value(self, sql):
-        rows = self.query(sql)
-        return rows[0][0] if rows else None
-
-    def status(self, names):
-        """SHOW GLOBAL STATUS for names, on the side connection (safe from
-        another thread while query() waits)."""
-        like = " OR ".join(f"VARIABLE_NAME='{n}'" for n in names)
-        with self.side_lock:
-            if self.side is None:
-                self.side = self._connect()
-            rows = self._run(self.side, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM "
-                             f"information_schema.GLOBAL_STATUS WHERE {like}")
-        return {r[0].lower(): r[1] for r in rows}
 
     def prepare_slow_shutdown(self):
         pass
@@ -486,13 +508,7 @@ class AttachedServer:
 
     def kill(self):
         """Drop the connections (the server goes on)."""
-        for db in (self.db, self.side):
-            if db is not None:
-                try:
-                    db.close()
-                except Exception:
-                    pass
-        self.db = self.side = None
+        self.disconnect()
 
     def backlog(self):
         return None
