@@ -29,7 +29,7 @@ import time
 from . import client, cpuload, gotpc, insertbench, progress, report, sampler, snapshot, \
     stats, sysbench, workloads
 from .options import REPO, check_args, parse_args, report_parser
-from .plan import Target, interleave, rotate, sweep_arms, sweep_plan, with_drains
+from .plan import Arm, Target, interleave, rotate, sweep_arms, sweep_plan, with_drains
 from .scenarios import (ARM_VARS, BASE_CNF, DEFAULT_SWITCH, RECORDED_VARS, SCALE,
                         STOCK_MARKER, TCP_SCENARIOS, ib_plan)
 from .server import (AttachedServer, Installation, Server, ServerError, free_port, redact,
@@ -500,7 +500,7 @@ class Bench:
 
     def run_failed(self, t, scenario, arm, repeat, error):
         why = str(error).strip()
-        self.failures.append(dict(scenario=scenario, arm=arm, repeat=repeat,
+        self.failures.append(dict(scenario=scenario, arm=str(arm), repeat=repeat,
                                   error=why[-2000:]))
         first = why.splitlines()[0] if why else type(error).__name__
         self.log(f"  {scenario} {arm} #{repeat}: FAILED: {first}")
@@ -531,7 +531,7 @@ class Bench:
         srv = self.use(t)
         if client is None:
             self.ensure_tables(t, test, tables, rows)
-        arm = t.arm(arm)
+        arm = t.arm(arm)         # its name in the results: str(arm)
         for var, val in settings.items():
             if not self.has_var(t, var):
                 raise ServerError(f"arm {arm} needs @@{var}, which this server lacks")
@@ -620,7 +620,7 @@ class Bench:
             if s1.get("trx_id_counter") and s0.get("trx_id_counter") else None
         # the LSN when the load stopped (a run may be shorter than a sample)
         lsn = (s0.get("innodb_lsn_current"), (smp.final or s1).get("innodb_lsn_current"))
-        result = dict(scenario=scenario, arm=arm, repeat=repeat, threads=threads,
+        result = dict(scenario=scenario, arm=str(arm), repeat=repeat, threads=threads,
                       seconds=seconds, rate=rate, settings=settings,
                       cpu_load=self.args.cpu_load,
                       tps=summary.get("transactions_per_s"), qps=summary.get("queries_per_s"),
@@ -689,10 +689,10 @@ class Bench:
 
     def unthrottled(self, t):
         """[the unthrottled arm] for the server of t (plan()'s fixed=)."""
-        return [("unthrottled", self.no_throttle(t))]
+        return [(Arm("unthrottled"), self.no_throttle(t))]
 
     def arms_for(self, t, scenario, lag=None):
-        """[(arm name, SET GLOBAL settings)] for the server of t."""
+        """[(Arm, SET GLOBAL settings)] for the server of t."""
         a = self.args
         fork = self.has_var(t, "innodb_purge_throttle")
         lost = [x for x in ("uncoupled", "adaptive") if x in a.arms]
@@ -704,35 +704,35 @@ class Bench:
                       f"{'they need' if len(lost) > 1 else 'it needs'} @@innodb_purge_throttle, "
                       "which this server lacks (a stock server)")
         if scenario in ("history-growth",):
-            arms = [("no-throttle", self.no_throttle(t))]
+            arms = [(Arm("no-throttle"), self.no_throttle(t))]
             if fork and "adaptive" in a.arms:
-                arms.append(("adaptive@1000", {"innodb_max_purge_lag": 1000,
-                                               "innodb_purge_throttle": "adaptive"}))
+                arms.append((Arm("adaptive", 1000), {"innodb_max_purge_lag": 1000,
+                                                     "innodb_purge_throttle": "adaptive"}))
             return arms
         if scenario in ("backlog-vs-lag", insertbench.SCENARIO, snapshot.SCENARIO):
             arms = []
             base = {"innodb_max_purge_lag": lag, "innodb_max_purge_lag_delay": 5000}
             if fork:
                 if "formula" in a.arms:
-                    arms.append((f"formula@{lag}", dict(base, innodb_purge_throttle="formula",
-                                                        innodb_purge_coupled_throttle="ON")))
+                    arms.append((Arm("formula", lag), dict(base, innodb_purge_throttle="formula",
+                                                           innodb_purge_coupled_throttle="ON")))
                 if "uncoupled" in a.arms:
-                    arms.append((f"uncoupled@{lag}", dict(base, innodb_purge_throttle="formula",
-                                                          innodb_purge_coupled_throttle="OFF")))
+                    arms.append((Arm("uncoupled", lag), dict(
+                        base, innodb_purge_throttle="formula", innodb_purge_coupled_throttle="OFF")))
                 if "adaptive" in a.arms:
-                    arms.append((f"adaptive@{lag}", dict(base, innodb_purge_throttle="adaptive")))
+                    arms.append((Arm("adaptive", lag), dict(base, innodb_purge_throttle="adaptive")))
             elif "formula" in a.arms:
-                arms.append((f"formula@{lag}", base))
+                arms.append((Arm("formula", lag), base))
             return arms
         if scenario == "redo-per-trx":
             if fork:
-                return [("compact", {"innodb_undo_log_compact_init": "ON"}),
-                        ("generic", {"innodb_undo_log_compact_init": "OFF"})]
-            return [("stock", {})]
+                return [(Arm("compact"), {"innodb_undo_log_compact_init": "ON"}),
+                        (Arm("generic"), {"innodb_undo_log_compact_init": "OFF"})]
+            return [(Arm("stock"), {})]
         if scenario == "thread-sweep":
             return sweep_arms(self.args.switch, len(self.targets) > 1,
                               self.has_var(t, DEFAULT_SWITCH[0]))
-        return [("no-throttle", self.no_throttle(t))]
+        return [(Arm("no-throttle"), self.no_throttle(t))]
 
     def note(self, text):
         """Log a note once per invocation."""
@@ -795,12 +795,12 @@ class Bench:
             for threads in self.pick(name, "threads"):
                 for r in range(1, repeats + 1):
                     for t, arm, st in rotate(self.plan(name), r):
-                        self.run_arm(t, name, f"{arm}@{threads}", st, test, tables, rows,
+                        self.run_arm(t, name, arm.at(threads), st, test, tables, rows,
                                      threads, seconds, r)
         elif name == "thread-sweep":
             points = self.args.sweep_threads or self.pick(name, "threads")
             for threads, r, t, arm, st in sweep_plan(points, self.plan(name), repeats):
-                self.run_arm(t, name, f"{arm}@{threads}", st, test, tables, rows, threads,
+                self.run_arm(t, name, arm.at(threads), st, test, tables, rows, threads,
                              seconds, r)
         elif name == snapshot.SCENARIO:
             self.snapshot_release(name, test, tables, rows, seconds, repeats)
@@ -809,7 +809,7 @@ class Bench:
             going = list(self.targets)      # servers whose purge kept up so far
             # last, unpaced: whether purge keeps up with all the load can give
             for rate in list(self.args.rates or self.pick(name, "rates")) + [None]:
-                step = f"rate@{rate or 'max'}"
+                step = Arm("rate").at(rate or "max")
                 for t, arm, st in self.plan(name, fixed=[(step, {"innodb_max_purge_lag": 0})],
                                             targets=going):
                     res = self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds,
@@ -1032,16 +1032,17 @@ class Bench:
         the step's options, its counters parsed, the database's size taken
         once the server is down, and its row of the tables."""
         name = insertbench.SCENARIO
+        at = t.arm(arm).at(step["name"])       # its name: ARM@STEP
 
         def parse(text):
             try:
                 return {"ib": insertbench.parse_ib_output(text)}
             except ValueError as e:
-                self.log(f"  {name} {t.arm(arm)}@{step['name']}: the script's counters "
+                self.log(f"  {name} {at}: the script's counters "
                          f"do not parse: {e}")
                 return {"ib": None}
 
-        res = self.run_arm(t, name, f"{arm}@{step['name']}", settings, insertbench.LUA, 1,
+        res = self.run_arm(t, name, arm.at(step["name"]), settings, insertbench.LUA, 1,
                            step["table_rows"], step["threads"], step["time_limit"], repeat,
                            extra=dict(extra or {}, ib_step=step["name"]),
                            options=insertbench.sysbench_options(step), parse=parse)
@@ -1058,13 +1059,13 @@ class Bench:
         else:
             res["db_bytes"] = insertbench.db_bytes(t.server.datadir)
             res["table_bytes"] = insertbench.db_bytes(t.server.datadir, system=False)
-        row = res["ib_row"] = insertbench.step_row(step, t.arm(arm), res)
+        row = res["ib_row"] = insertbench.step_row(step, str(t.arm(arm)), res)
         c = res.get("ib") or {}
         if step["rows"] and c.get("rows_inserted", 0) < step["rows"]:
-            self.log(f"  {name} {t.arm(arm)}@{step['name']}: only "
+            self.log(f"  {name} {at}: only "
                      f"{fmt(c.get('rows_inserted', 0))} of {fmt(step['rows'])} rows in "
                      f"within {step['time_limit']}s")
-        self.log(f"  {name} {t.arm(arm)}@{step['name']} #{repeat}: inserts/s "
+        self.log(f"  {name} {at} #{repeat}: inserts/s "
                  f"{fmt(row['inserts_per_s'])} queries/s {fmt(row['queries_per_s'])}"
                  + (f" writers {row['sustained']}" if row["sustained"] else ""))
         return res

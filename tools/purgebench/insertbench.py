@@ -35,7 +35,7 @@ backlog-vs-lag (arms_for(); a stock server runs formula only), rotated
 per repeat as whole arms; an arm runs every step in plan order on a table
 of its own (t.prepared = None before its l.i0: ensure_tables() drops
 sbtest and runs the script's prepare; the later steps keep its key).
-Each step is one run_arm() named ARM@STEP (split_arm()), given
+Each step is one run_arm() named ARM@STEP (plan.Arm.at()), given
 options=sysbench_options(step) (for the run only, not the prepare) and
 parse=parse_ib_output (res["ib"]); run_arm() adds server_cpu_s (mariadbd's
 utime + stime from /proc over the load, not its shutdown) and redo_bytes
@@ -359,14 +359,6 @@ def db_bytes(datadir, db="sbtest", system=True):
     return total
 
 
-def split_arm(name):
-    """A run's arm name ARM@STEP -> (ARM, STEP)."""
-    arm, at, step = name.rpartition("@")
-    if not at:
-        raise ValueError(f"{name!r} is not ARM@STEP")
-    return arm, step
-
-
 def _redo_from_samples(samples):
     lsn = [s.get("innodb_lsn_current") for s in samples or []]
     lsn = [v for v in lsn if v is not None]
@@ -525,27 +517,21 @@ def _merge_steps(results_by_arm):
 def server_pairs(runs):
     """[(arm, reference arm)]: each arm of a later server with the first
     server's arm of the same name (Bench.runs' "server" labels)."""
+    from .plan import Arm
     servers, arms = [], {}
     for r in runs:
         row = r.get("ib_row")
         if row is None:
             continue
-        srv = r.get("server") or ""
-        if srv not in servers:
-            servers.append(srv)
-        arms.setdefault(srv, []).append(row["arm"])
+        arm = Arm.parse(row["arm"])     # without its step
+        if arm.server not in servers:
+            servers.append(arm.server)
+        arms.setdefault(arm.server, {})[arm.replace(server="")] = row["arm"]
     if len(servers) < 2:
         return []
-    first = servers[0]
-    plain = {a[len(first) + 1:] if first and a.startswith(first + ":") else a: a
-             for a in arms[first]}
-    out = []
-    for srv in servers[1:]:
-        for a in dict.fromkeys(arms[srv]):
-            name = a[len(srv) + 1:] if srv and a.startswith(srv + ":") else a
-            if name in plain and (a, plain[name]) not in out:
-                out.append((a, plain[name]))
-    return out
+    first = arms[servers[0]]
+    return [(name, first[plain]) for srv in servers[1:]
+            for plain, name in arms[srv].items() if plain in first]
 
 
 def headline(runs, pairs=None):

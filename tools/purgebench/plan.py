@@ -12,12 +12,83 @@
 # this program; if not, write to the Free Software Foundation, Inc.,
 # 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
 
-"""The plan of a scenario's runs: the servers (Target), their arms, one per
---drains width, interleaved over the servers and rotated per repeat."""
+"""The plan of a scenario's runs: the servers (Target), their arms (Arm),
+one per --drains width, interleaved over the servers and rotated per
+repeat."""
 
+import dataclasses
 import re
 
-from .scenarios import DEFAULT_SWITCH
+from .scenarios import DEFAULT_SWITCH, LABEL_RE, STEP_SCENARIOS
+
+
+@dataclasses.dataclass(frozen=True)
+class Arm:
+    """One arm of a scenario: what a run sets and how its results are
+    grouped. name: its mode ("unthrottled", "formula", "adaptive",
+    "uncoupled", "no-throttle", "compact", "generic", "stock", "rate",
+    "default", or VAR=VALUE of --switch); lag: the innodb_max_purge_lag
+    target in its name; drain: the innodb_purge_drain_rsegs width of
+    --drains (0 or None: not in the name); step: the thread count
+    (thread-sweep, redo-per-trx), the rate (purge-capacity) or the Insert
+    Benchmark's step; server: the label of its server when several are
+    compared ("" alone).
+
+    str() is its name in results, the report and runs.json:
+    [SERVER:]NAME[+drainN][@LAG][@STEP]; parse() reads it back (for
+    results saved before the Arm existed too)."""
+    name: str
+    lag: int = None
+    drain: int = None
+    step: str = None
+    server: str = ""
+
+    def __str__(self):
+        return ((f"{self.server}:" if self.server else "") + self.name
+                + (f"+drain{self.drain}" if self.drain else "")
+                + (f"@{self.lag}" if self.lag is not None else "")
+                + (f"@{self.step}" if self.step is not None else ""))
+
+    def replace(self, **kw):
+        return dataclasses.replace(self, **kw)
+
+    def at(self, step):
+        """This arm at one step (threads, rate, Insert Benchmark step)."""
+        return self.replace(step=str(step))
+
+    def unthrottled(self):
+        """The unthrottled arm this one is compared with: on the same server,
+        at the same innodb_purge_drain_rsegs width and step."""
+        return self.replace(name="unthrottled", lag=None)
+
+    @classmethod
+    def parse(cls, text, scenario=None):
+        """An arm's name back as an Arm. In the scenarios whose arms have
+        steps (STEP_SCENARIOS) the last '@' part is the step, the one before
+        it (if any) the lag; elsewhere an '@' part is the lag."""
+        server = ""
+        head, colon, rest = text.partition(":")
+        if colon and LABEL_RE.fullmatch(head):
+            server, text = head, rest
+        parts = text.split("@")
+        step = parts.pop() if scenario in STEP_SCENARIOS and len(parts) > 1 else None
+        lag = None
+        if len(parts) == 2 and parts[1].isdigit():
+            lag = int(parts.pop())
+        name = "@".join(parts)
+        drain = None
+        m = DRAIN_RE.fullmatch(name)
+        if m:
+            name, drain = m.group(1), int(m.group(2))
+        return cls(name, lag, drain, step, server)
+
+
+def arm_of(run):
+    """The Arm of a run (Bench.runs, runs.json, a failure)."""
+    return Arm.parse(run["arm"], run.get("scenario"))
+
+
+DRAIN_RE = re.compile(r"(.*)\+drain(\d+)")
 
 
 class Target:
@@ -30,7 +101,7 @@ class Target:
         self.label = label
         self.inst = inst
         self.workdir = workdir
-        self.prefix = f"{label}:" if labelled else ""
+        self.arm_server = label if labelled else ""     # its Arms' server
         self.meta_prefix = f"{label}: " if labelled else ""
         self.cnf_copy = f"my-{label}.cnf" if labelled else "my.cnf"
         self.server = None
@@ -45,37 +116,26 @@ class Target:
             return s.running()
         return s is not None and s.proc is not None
 
-    def arm(self, name):
-        """An arm's name as it appears in results and the report."""
-        return self.prefix + name
+    def arm(self, arm):
+        """An Arm of this server, as it appears in results and the report
+        (with the server's label when several are compared)."""
+        return arm.replace(server=self.arm_server)
 
     def owns(self, arm):
-        return arm.startswith(self.prefix)
+        """Whether an Arm (Arm.parse() of a result's name) ran here."""
+        return arm.server == self.arm_server
 
 
 def with_drains(arms, drains, has_drain=True):
     """Each arm once per innodb_purge_drain_rsegs width of --drains (none:
-    the arms as they are), named NAME+drainN[@LAG] for a width N > 0. A
-    server without the variable (has_drain false) runs width 0 as it is:
-    upstream's rotation."""
+    the arms as they are), its drain that width (named NAME+drainN[@LAG]
+    for a width N > 0). A server without the variable (has_drain false)
+    runs width 0 as it is: upstream's rotation."""
     if not drains:
         return arms
-
-    def named(name, n):
-        head, at, lag = name.partition("@")
-        return f"{head}+drain{n}{at}{lag}" if n else name
-    return [(named(name, n), dict(st, innodb_purge_drain_rsegs=n) if n or has_drain else st)
-            for name, st in arms for n in drains]
-
-
-DRAIN_RE = re.compile(r"\+drain\d+")
-
-
-def unthrottled_for(name):
-    """The unthrottled arm a backlog-vs-lag arm is compared with: the one at
-    the same innodb_purge_drain_rsegs width (--drains)."""
-    m = DRAIN_RE.search(name.partition("@")[0])
-    return "unthrottled" + (m.group(0) if m else "")
+    return [(arm.replace(drain=n or None),
+             dict(st, innodb_purge_drain_rsegs=n) if n or has_drain else st)
+            for arm, st in arms for n in drains]
 
 
 def rotate(runs, repeat):
@@ -131,11 +191,11 @@ def sweep_arms(switch, compared, has_default):
     (DEFAULT_SWITCH) where the server has that switch."""
     if switch:
         var, values = switch
-        return [(f"{var}={v}", {var: v}) for v in values]
+        return [(Arm(f"{var}={v}"), {var: v}) for v in values]
     if compared or not has_default:
-        return [("default", {})]
+        return [(Arm("default"), {})]
     var, values = DEFAULT_SWITCH
-    return [(f"{var}={v}", {var: v}) for v in values]
+    return [(Arm(f"{var}={v}"), {var: v}) for v in values]
 
 
 def sweep_plan(points, runs, repeats):

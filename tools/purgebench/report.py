@@ -6,6 +6,7 @@ import json
 import os
 
 from . import insertbench, stats
+from . import plan
 
 NO_PLOTS = "(matplotlib not installed: no plots)"
 
@@ -161,7 +162,8 @@ def plots(outdir, runs):
             arms = {}
             for r in rs:
                 if r.get("lag"):
-                    arms.setdefault(r["arm"].split("@")[0], []).append((r["lag"], r["backlog"]))
+                    arms.setdefault(str(plan.arm_of(r).replace(lag=None)), []).append(
+                        (r["lag"], r["backlog"]))
             for a, pts in arms.items():
                 pts.sort()
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=a)
@@ -180,7 +182,8 @@ def plots(outdir, runs):
             fig, ax = plt.subplots(figsize=(7, 5))
             arms = {}
             for r in rs:
-                arms.setdefault(r["arm"].split("@")[0], []).append((r["threads"], r["redo_bytes_per_trx"]))
+                arms.setdefault(str(plan.arm_of(r).replace(step=None)), []).append(
+                    (r["threads"], r["redo_bytes_per_trx"]))
             for a, pts in arms.items():
                 pts.sort()
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=a)
@@ -200,8 +203,8 @@ def sweep_plot(plt, outdir, runs):
     seed's), a line per arm through the medians of its repeats."""
     by = {}
     for r in runs:
-        base, _, threads = r["arm"].rpartition("@")
-        by.setdefault(base, {}).setdefault(int(threads), []).append(r)
+        arm = plan.arm_of(r)
+        by.setdefault(str(arm.replace(step=None)), {}).setdefault(int(arm.step), []).append(r)
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
     for arm, points in by.items():
         xs = sorted(points)
@@ -234,8 +237,9 @@ def insertbench_plot(plt, outdir, runs):
     them); dotted lines mark where a step begins, each repeat a line."""
     arms = {}
     for r in runs:
-        arm, _, step = r["arm"].rpartition("@")
-        arms.setdefault(arm, {}).setdefault(r["repeat"], []).append((step, r))
+        arm = plan.arm_of(r)
+        arms.setdefault(str(arm.replace(step=None)), {}).setdefault(r["repeat"], []).append(
+            (arm.step, r))
     fig, axes = plt.subplots(len(arms), 2, figsize=(14, 1 + 2.6 * len(arms)), squeeze=False,
                              sharey="col")
     for (arm, repeats), (ax_h, ax_t) in zip(arms.items(), axes):

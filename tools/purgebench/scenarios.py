@@ -26,6 +26,9 @@ SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity
 # scenarios whose client (go-tpc) connects over TCP: the server then listens
 # on 127.0.0.1 only, on a free port
 TCP_SCENARIOS = ("tpcc", "ch")
+# the scenarios whose arms run at several steps, each a run named ARM@STEP
+# (plan.Arm): a thread count, a rate, an Insert Benchmark step
+STEP_SCENARIOS = ("redo-per-trx", "thread-sweep", "purge-capacity", "insert-benchmark")
 DEFAULT_SCENARIOS = ("history-growth", "backlog-vs-lag")
 
 # Scale: (small default, --full = seed scale)

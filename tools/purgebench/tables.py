@@ -17,7 +17,7 @@ runs.json): per scenario, medians over the repeats, the relative columns
 paired by repeat."""
 
 from . import insertbench, report, snapshot, stats
-from .plan import unthrottled_for
+from .plan import Arm, arm_of
 from .scenarios import SCENARIOS, TCP_SCENARIOS, UNPARSED
 
 
@@ -37,9 +37,9 @@ def summary_tables(runs, targets):
     """The summary's tables, [(title, header, rows)], per scenario of the runs
     (targets: the Bench's servers, the first the reference)."""
     out = []
-    by = {}
+    by = {}         # (scenario, Arm): [run]
     for r in runs:
-        by.setdefault((r["scenario"], r["arm"]), []).append(r)
+        by.setdefault((r["scenario"], arm_of(r)), []).append(r)
     a = targets[0]
     compare = len(targets) > 1
 
@@ -51,14 +51,9 @@ def summary_tables(runs, targets):
             return fmt(s["median"], d)
         return f"{fmt(s['median'], d)} ({fmt(s['min'], d)}..{fmt(s['max'], d)})"
 
-    def split(arm):
-        """(the target that ran it, the arm's name without its label)"""
-        t = next(t for t in targets if t.owns(arm))
-        return t, arm[len(t.prefix):]
-
     scen = sorted({k[0] for k in by}, key=SCENARIOS.index)
     # what purge sustained on each server, when purge-capacity ran too
-    sustained = {t: sustained_by_purge([r for r in runs if t.owns(r["arm"]) and
+    sustained = {t: sustained_by_purge([r for r in runs if t.owns(arm_of(r)) and
                                         r["scenario"] == "purge-capacity"])
                  for t in targets}
     sustained = {t: v for t, v in sustained.items() if v}
@@ -83,34 +78,33 @@ def summary_tables(runs, targets):
             mine = [arm for arm in arms if t.owns(arm)]
             if sc == "backlog-vs-lag":
                 for arm in mine:
-                    ref = t.arm(unthrottled_for(arm[len(t.prefix):]))
-                    base[arm] = by.get((sc, ref), [])
+                    base[arm] = by.get((sc, arm.unthrottled()), [])
             elif sc in ("history-growth",) and mine:
                 for arm in mine:
                     base[arm] = by[(sc, mine[0])]
         rows = []
         for arm in arms:
-            t, name = split(arm)
+            t = next(t for t in targets if t.owns(arm))
             rs = by[(sc, arm)]
             qps, tps = med(rs, "qps"), med(rs, "tps")
             if sc == "redo-per-trx":
                 # its own server's compact arm, else A's (stock has none)
-                at = "compact@" + name.rpartition("@")[2]
-                partner = by.get((sc, t.arm(at))) or by.get((sc, a.arm(at))) or rs
+                at = arm.replace(name="compact")
+                partner = by.get((sc, at)) or by.get((sc, a.arm(at))) or rs
                 ratio = stats.ratio(med(rs, "redo_bytes_per_trx")["median"],
                                     med(partner, "redo_bytes_per_trx")["median"])
-                row = [arm, mmm(tps), mmm(med(rs, "redo_bytes_per_trx"), 1),
+                row = [str(arm), mmm(tps), mmm(med(rs, "redo_bytes_per_trx"), 1),
                        report.rel(ratio)]
             elif sc == "purge-capacity":
                 unparsed = [s.get(UNPARSED) for s in rs[0]["samples"]
                             if s.get(UNPARSED) is not None]
-                row = [arm, mmm(tps), fmt(rs[0].get("history_max")),
+                row = [str(arm), mmm(tps), fmt(rs[0].get("history_max")),
                        fmt(max(unparsed, default=None)), fmt(rs[0].get("history_last")),
                        "- (rate not reached by the client)" if rs[0].get("client_short")
                        else ("yes" if rs[0].get("bounded") else "no")
                        + (" (history)" if rs[0].get("bounded_by") != UNPARSED else "")]
             else:
-                row = [arm, mmm(tps), mmm(qps), latency_cell(rs), mmm(med(rs, "history_p95")),
+                row = [str(arm), mmm(tps), mmm(qps), latency_cell(rs), mmm(med(rs, "history_p95")),
                        mmm(med(rs, "history_p95_late")),
                        mmm(med(rs, "history_max")), backlog_cell(rs, mmm, med),
                        paired_ratio(rs, base.get(arm), key)]
@@ -119,7 +113,7 @@ def summary_tables(runs, targets):
                     row.append(mine and report.rel(stats.ratio(tps["median"], mine[0]))
                                or "")
             if compare:     # over A, same arm, repeat by repeat; blank on A's rows
-                row.append("" if t is a else paired_ratio(rs, by.get((sc, a.arm(name))), key))
+                row.append("" if t is a else paired_ratio(rs, by.get((sc, a.arm(arm))), key))
             rows.append(row)
         if sc == "redo-per-trx":
             header = ["arm@threads", "tps", "redo bytes/trx", "bytes/trx vs compact"]
@@ -230,10 +224,11 @@ def sweep_table(runs):
     first, its tps over the first arm's, paired by repeat (paired_ratio)."""
     arms, by = [], {}
     for r in runs:
-        base, _, threads = r["arm"].rpartition("@")
+        arm = arm_of(r)
+        base = str(arm.replace(step=None))
         if base not in arms:
             arms.append(base)
-        by.setdefault((base, int(threads)), []).append(r)
+        by.setdefault((base, int(arm.step)), []).append(r)
     points = sorted({k[1] for k in by})
     header = ["threads"]
     for arm in arms:
@@ -295,11 +290,9 @@ def gotpc_tables(sc, runs):
     tpmC over the unthrottled run of the same repeat (and server); for ch
     also the analytical queries per hour and how much of the unparsed
     history the oldest read view held back."""
-    arms, by = [], {}
+    by = {}         # Arm: [run]
     for r in runs:
-        if r["arm"] not in arms:
-            arms.append(r["arm"])
-        by.setdefault(r["arm"], []).append(r)
+        by.setdefault(arm_of(r), []).append(r)
 
     def lat(rs, txn):
         def one(k):
@@ -314,12 +307,10 @@ def gotpc_tables(sc, runs):
     if sc == "ch":
         header[-1:-1] = ["analytical queries/h", "unparsed, of it blocked by a read view"]
     rows = []
-    for arm in arms:
-        rs = by[arm]
-        prefix = arm.partition(":")[0] + ":" if ":" in arm else ""
-        ref = by.get(prefix + "unthrottled", [])
+    for arm, rs in by.items():
+        ref = by.get(arm.unthrottled(), [])
         checks = sorted({r.get("check", "-") for r in rs})
-        row = [arm, spread(rs, "tpmc"), spread(rs, "nopm"), lat(rs, "NEW_ORDER"), lat(rs, "PAYMENT"),
+        row = [str(arm), spread(rs, "tpmc"), spread(rs, "nopm"), lat(rs, "NEW_ORDER"), lat(rs, "PAYMENT"),
                spread(rs, "history_p95"), spread(rs, "history_max"), spread(rs, "backlog"),
                spread(rs, "held_throttled_share"), "; ".join(checks),
                f"{sum(r.get('errors') or 0 for r in rs)} ({sum(r.get('error_lines') or 0 for r in rs)})",
@@ -375,7 +366,7 @@ def target_sentences(sc, key, blv):
     for server in servers:
         mine = [r for r in blv if r.get("server") == server]
         prefix = f"{server}:" if server else ""
-        un = [r for r in mine if r["arm"] == prefix + "unthrottled"]
+        un = [r for r in mine if arm_of(r) == Arm("unthrottled", server=server or "")]
         for lag in sorted({r["lag"] for r in mine if r.get("lag")}):
             at = [r for r in mine if r.get("lag") == lag]
             arms = []

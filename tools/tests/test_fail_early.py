@@ -198,9 +198,9 @@ class FailingBench(tp.FakeBench):
     run_arm = bench.Bench.run_arm
 
     def measure(self, t, scenario, arm, settings, *args, **kw):
-        if arm in self.fail:
+        if str(arm) in self.fail:
             self.use(t)
-            raise self.fail[arm]
+            raise self.fail[str(arm)]
         return tp.FakeBench.run_arm(self, t, scenario, arm, settings, *args, **kw)
 
 

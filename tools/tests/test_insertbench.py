@@ -497,9 +497,6 @@ class RelativeTableTest(unittest.TestCase):
                 dict(arm="other@l.i1"),                               # not measured
                 dict(arm="adaptive@10000@l.i1", ib_row=row("l.i1", "adaptive@10000", 1.0))]
         self.assertEqual(["unthrottled", "adaptive@10000"], list(ib.rows_by_arm(runs)))
-        self.assertEqual(("adaptive@10000", "qr100"), ib.split_arm("adaptive@10000@qr100"))
-        with self.assertRaises(ValueError):
-            ib.split_arm("unthrottled")
 
 
 class HeadlineTest(unittest.TestCase):

@@ -14,6 +14,7 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from purgebench import bench, insertbench as ib, report, sysbench  # noqa: E402
+from purgebench.plan import Arm  # noqa: E402
 import test_purgebench as tp  # noqa: E402
 from test_insertbench import line  # noqa: E402
 
@@ -73,13 +74,13 @@ class IBBench(tp.FakeBench):
         self.ensure_tables(t, test, tables, rows)
         for var in settings:
             assert self.has_var(t, var), (t.label, arm, var)
-        name = arm.split("@")[0]
+        name = arm.name
         speed = self.speed["A" if t is self.targets[0] else "B"] * self.arm_speed[name]
         text = fake_output(options, threads, rows, seconds, speed,
                            writers_keep_up=name != "formula")
         samples = [{"t": float(i), "innodb_history_list_length": 100 * i,
                     "innodb_lsn_current": 1000 * i} for i in range(5)]
-        res = dict(scenario=scenario, arm=t.arm(arm), repeat=repeat, threads=threads,
+        res = dict(scenario=scenario, arm=str(t.arm(arm)), repeat=repeat, threads=threads,
                    seconds=seconds, rate=rate, settings=settings, tps=100.0, qps=200.0,
                    test=test, tables=tables, rows=rows, options=list(options),
                    lat_p99_ms=2.0, lat_max_ms=20.0, history_p95=380, history_max=400,
@@ -361,8 +362,9 @@ class RunArmTest(unittest.TestCase):
                 f.write(b"x" * 4096)
             with open(os.path.join(t.server.datadir, "ibdata1"), "wb") as f:
                 f.write(b"x" * 1024)
-            first = b.ib_step(t, "unthrottled", {"innodb_max_purge_lag": 0}, plan["qr1000"], 1)
-            second = b.ib_step(t, "unthrottled", {"innodb_max_purge_lag": 0}, plan["qp1000"], 1)
+            un = Arm("unthrottled")
+            first = b.ib_step(t, un, {"innodb_max_purge_lag": 0}, plan["qr1000"], 1)
+            second = b.ib_step(t, un, {"innodb_max_purge_lag": 0}, plan["qp1000"], 1)
             b.stop()
         return first, second
 
@@ -400,7 +402,7 @@ class RunArmTest(unittest.TestCase):
                                           os.path.join(self.tmp, "out")]))
         t = b.targets[0]
         with mock.patch("builtins.print"):
-            res = b.run_arm(t, "backlog-vs-lag", "unthrottled", {}, "oltp_write_only", 1, 100,
+            res = b.run_arm(t, "backlog-vs-lag", Arm("unthrottled"), {}, "oltp_write_only", 1, 100,
                             4, 3, 1)
             b.stop()
         self.assertNotIn("ib", res)

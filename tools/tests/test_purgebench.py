@@ -14,6 +14,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from purgebench import (bench, cpuload, options, report, sampler, scenarios, stats,  # noqa: E402
                         sysbench)
 from purgebench import tables as summary  # noqa: E402
+from purgebench import plan  # noqa: E402
+from purgebench.plan import Arm, Target  # noqa: E402
 from purgebench.server import (Installation, ServerError, parse_backlog,  # noqa: E402
                                parse_help_variables, unknown_settings)
 
@@ -355,7 +357,7 @@ class FakeBench(bench.Bench):
                     "innodb_purge_unparsed_trx":
                     repeat * 10 + growth * i if key == "A" else None}
                    for i in range(30)]
-        res = dict(scenario=scenario, arm=t.arm(arm), repeat=repeat, threads=threads,
+        res = dict(scenario=scenario, arm=str(t.arm(arm)), repeat=repeat, threads=threads,
                    rate=rate, settings=settings, tps=tps, qps=tps * 20, backlog=0,
                    redo_bytes_per_trx=200.0 if compact else 300.0, intervals=[],
                    samples=samples, client_short=None, **stats.history_composition(samples))
@@ -379,7 +381,7 @@ class DriftBench(FakeBench):
 
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
                 repeat, rate=None, extra=None):
-        self.tps = {"A": tuple(q / 20 for q in self.qps[arm]), "B": (90, 90, 90)}
+        self.tps = {"A": tuple(q / 20 for q in self.qps[str(arm)]), "B": (90, 90, 90)}
         return super().run_arm(t, scenario, arm, settings, test, tables, rows, threads,
                                seconds, repeat, rate, extra)
 
@@ -732,21 +734,24 @@ class InterleaveTest(unittest.TestCase):
 
     def test_one_server_runs_its_arms_in_order(self):
         a = self.T("a")
-        runs, notes = bench.interleave([(a, [("x", {}), ("y", {"v": 1})])], self.has)
-        self.assertEqual([(a, "x", {}), (a, "y", {"v": 1})], runs)
+        x, y = Arm("x"), Arm("y")
+        runs, notes = bench.interleave([(a, [(x, {}), (y, {"v": 1})])], self.has)
+        self.assertEqual([(a, x, {}), (a, y, {"v": 1})], runs)
         self.assertEqual([], notes)
 
     def test_an_arm_only_the_other_server_has_is_left_out_silently(self):
         a, b = self.T("a", FORK_ONLY), self.T("b")
-        runs, notes = bench.interleave([(a, [("stock", {})]), (b, [("compact", {})])], self.has)
-        self.assertEqual([(a, "stock", {}), (b, "compact", {})], runs)
+        stock, compact = Arm("stock"), Arm("compact")
+        runs, notes = bench.interleave([(a, [(stock, {})]), (b, [(compact, {})])], self.has)
+        self.assertEqual([(a, stock, {}), (b, compact, {})], runs)
         self.assertEqual([], notes)
 
     def test_lacking_a_variable_of_its_own_arm_skips_it(self):
         a, b = self.T("a"), self.T("b", {"w"})
-        runs, notes = bench.interleave([(a, [("x", {"w": 1})]), (b, [("x", {"w": 2})])],
+        x = Arm("x")
+        runs, notes = bench.interleave([(a, [(x, {"w": 1})]), (b, [(x, {"w": 2})])],
                                        self.has)
-        self.assertEqual([(a, "x", {"w": 1})], runs)
+        self.assertEqual([(a, x, {"w": 1})], runs)
         self.assertEqual(["  b: skipping x: needs @@w, which it lacks"], notes)
 
 
@@ -889,12 +894,13 @@ class RotateTest(unittest.TestCase):
 
 class DrainArmsTest(unittest.TestCase):
     def test_without_drains_the_arms_are_unchanged(self):
-        arms = [("unthrottled", {"innodb_max_purge_lag": 0})]
+        arms = [(Arm("unthrottled"), {"innodb_max_purge_lag": 0})]
         self.assertIs(arms, bench.with_drains(arms, None))
 
     def test_each_arm_once_per_width_named_before_the_lag(self):
-        arms = [("unthrottled", {"innodb_max_purge_lag": 0}),
-                ("adaptive@10000", {"innodb_purge_throttle": "adaptive"})]
+        arms = [(Arm("unthrottled"), {"innodb_max_purge_lag": 0}),
+                (Arm("adaptive", 10000), {"innodb_purge_throttle": "adaptive"})]
+        got = bench.with_drains(arms, [0, 16])
         self.assertEqual(
             [("unthrottled", {"innodb_max_purge_lag": 0, "innodb_purge_drain_rsegs": 0}),
              ("unthrottled+drain16", {"innodb_max_purge_lag": 0,
@@ -903,22 +909,74 @@ class DrainArmsTest(unittest.TestCase):
                                  "innodb_purge_drain_rsegs": 0}),
              ("adaptive+drain16@10000", {"innodb_purge_throttle": "adaptive",
                                          "innodb_purge_drain_rsegs": 16})],
-            bench.with_drains(arms, [0, 16]))
+            [(str(arm), st) for arm, st in got])
+        self.assertEqual(Arm("adaptive", 10000, 16), got[3][0])
 
     def test_compared_with_unthrottled_at_the_same_width(self):
-        self.assertEqual("unthrottled", summary.unthrottled_for("adaptive@10000"))
-        self.assertEqual("unthrottled", summary.unthrottled_for("unthrottled"))
-        self.assertEqual("unthrottled+drain64", summary.unthrottled_for("adaptive+drain64@10000"))
-        self.assertEqual("unthrottled+drain16", summary.unthrottled_for("unthrottled+drain16"))
+        def un(name):
+            return str(Arm.parse(name, "backlog-vs-lag").unthrottled())
+        self.assertEqual("unthrottled", un("adaptive@10000"))
+        self.assertEqual("unthrottled", un("unthrottled"))
+        self.assertEqual("unthrottled+drain64", un("adaptive+drain64@10000"))
+        self.assertEqual("unthrottled+drain16", un("unthrottled+drain16"))
+        self.assertEqual("stock:unthrottled+drain16", un("stock:formula+drain16@1000"))
 
     def test_a_server_without_the_variable_skips_drain_arms(self):
         t = InterleaveTest.T("stock", {"innodb_purge_drain_rsegs"})
         runs, notes = bench.interleave(
-            [(t, bench.with_drains([("unthrottled", {})], [0, 16], False))],
+            [(t, bench.with_drains([(Arm("unthrottled"), {})], [0, 16], False))],
             InterleaveTest.has)
-        self.assertEqual([(t, "unthrottled", {})], runs)
+        self.assertEqual([(t, Arm("unthrottled"), {})], runs)
         self.assertEqual(["  stock: skipping unthrottled+drain16: needs "
                           "@@innodb_purge_drain_rsegs, which it lacks"], notes)
+
+
+class ArmTest(unittest.TestCase):
+    """plan.Arm: the structured arm, its name in results and back."""
+    NAMES = (  # (scenario, name as saved results hold it, the Arm)
+        ("backlog-vs-lag", "unthrottled", Arm("unthrottled")),
+        ("backlog-vs-lag", "formula@10000", Arm("formula", 10000)),
+        ("backlog-vs-lag", "stock:formula@10000", Arm("formula", 10000, server="stock")),
+        ("backlog-vs-lag", "fork:adaptive+drain64@1000",
+         Arm("adaptive", 1000, 64, server="fork")),
+        ("history-growth", "adaptive@1000", Arm("adaptive", 1000)),
+        ("tpcc", "stock-10.11.18:unthrottled", Arm("unthrottled", server="stock-10.11.18")),
+        ("thread-sweep", "innodb_undo_log_compact_init=ON@16",
+         Arm("innodb_undo_log_compact_init=ON", step="16")),
+        ("thread-sweep", "default+drain2@4", Arm("default", drain=2, step="4")),
+        ("redo-per-trx", "stock:stock@256", Arm("stock", step="256", server="stock")),
+        ("purge-capacity", "fork:rate@max", Arm("rate", step="max", server="fork")),
+        ("purge-capacity", "rate@5000", Arm("rate", step="5000")),
+        ("insert-benchmark", "unthrottled@l.i0", Arm("unthrottled", step="l.i0")),
+        ("insert-benchmark", "fork:formula+drain2@10000@qr100",
+         Arm("formula", 10000, 2, "qr100", "fork")),
+    )
+
+    def test_name_and_back(self):
+        for scenario, name, arm in self.NAMES:
+            self.assertEqual(name, str(arm))
+            self.assertEqual(arm, Arm.parse(name, scenario), name)
+            self.assertEqual(arm, plan.arm_of({"arm": name, "scenario": scenario}))
+
+    def test_every_saved_run_reads_back_to_its_name(self):
+        import glob
+        import json
+        for path in glob.glob(os.path.join(FIXTURES, "results", "*", "runs.json")):
+            with open(path) as f:
+                for r in json.load(f):
+                    self.assertEqual(r["arm"], str(plan.arm_of(r)), path)
+                    if r.get("lag") and r["scenario"] != "insert-benchmark":
+                        self.assertIn(plan.arm_of(r).lag, (None, r["lag"]), r["arm"])
+
+    def test_a_step_and_a_server(self):
+        arm = Arm("formula", 1000)
+        self.assertEqual("formula@1000@l.i1", str(arm.at("l.i1")))
+        self.assertEqual("rate@max", str(Arm("rate").at("max")))
+        t = Target("stock", None, None, labelled=True)
+        self.assertEqual("stock:formula@1000", str(t.arm(arm)))
+        self.assertTrue(t.owns(t.arm(arm)))
+        self.assertFalse(t.owns(arm))
+        self.assertEqual(arm, Target("fork", None, None, labelled=False).arm(arm))
 
 
 class CpuLoadTest(unittest.TestCase):

@@ -23,6 +23,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from purgebench import bench, report, snapshot  # noqa: E402
+from purgebench.plan import Arm  # noqa: E402
 import test_insertbench_hook as hook  # noqa: E402
 import test_purgebench as tp  # noqa: E402
 
@@ -128,15 +129,15 @@ class SnapBench(tp.FakeBench):
         form = extra["release_form"]
         released = before + (hold if form == "continue" else 0) + (0 if form == "continue"
                                                                    else 30)
-        h = 20000 if arm == "unthrottled" else 12000
-        res = dict(scenario=scenario, arm=t.arm(arm), repeat=repeat, threads=threads,
+        h = 20000 if arm.name == "unthrottled" else 12000
+        res = dict(scenario=scenario, arm=str(t.arm(arm)), repeat=repeat, threads=threads,
                    seconds=seconds, settings=settings, view=view, tps=100.0, qps=2000.0,
                    samples=[{"t": float(t), "innodb_history_list_length": 1}
                             for t in (0, seconds)], intervals=[],
                    view_opened_t=float(before), view_released_t=float(released),
                    history_at_release=h, view_target=extra["lag"], tps_before=100.0,
-                   tps_during=70.0, tps_after=90.0 if arm == "unthrottled" else 95.0,
-                   tps_steady=100.0, back_under_s=12.0 if arm == "unthrottled" else 4.0,
+                   tps_during=70.0, tps_after=90.0 if arm.name == "unthrottled" else 95.0,
+                   tps_steady=100.0, back_under_s=12.0 if arm.name == "unthrottled" else 4.0,
                    zero_s=None, backlog=h // 2, shutdown_s=3.5)
         srv.shutdown(slow=True)
         return self.keep(t, res, extra)
@@ -195,7 +196,7 @@ class MeasureTest(unittest.TestCase):
         t = b.targets[0]
         with mock.patch.object(bench.sampler, "connect", return_value=conn), \
                 mock.patch("builtins.print"):
-            res = b.run_arm(t, "snapshot-release", "unthrottled", {"innodb_max_purge_lag": 0},
+            res = b.run_arm(t, "snapshot-release", Arm("unthrottled"), {"innodb_max_purge_lag": 0},
                             "oltp_write_only", 1, 100, 4, 3, 1,
                             extra={"lag": 10000, "release_form": "stop"}, view=(0, None))
             b.stop()

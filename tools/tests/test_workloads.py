@@ -13,6 +13,7 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from purgebench import bench, progress, report, sysbench, workloads  # noqa: E402
+from purgebench.plan import Arm  # noqa: E402
 import test_purgebench as tp  # noqa: E402
 from test_purgebench import fixture  # noqa: E402
 
@@ -132,11 +133,13 @@ class SweepTest(unittest.TestCase):
 
     def test_arms(self):
         sw = ("innodb_undo_log_compact_init", ("ON", "OFF"))
-        self.assertEqual([("innodb_undo_log_compact_init=ON", {"innodb_undo_log_compact_init": "ON"}),
-                          ("innodb_undo_log_compact_init=OFF", {"innodb_undo_log_compact_init": "OFF"})],
+        self.assertEqual([(Arm("innodb_undo_log_compact_init=ON"),
+                           {"innodb_undo_log_compact_init": "ON"}),
+                          (Arm("innodb_undo_log_compact_init=OFF"),
+                           {"innodb_undo_log_compact_init": "OFF"})],
                          bench.sweep_arms(None, False, True))
-        self.assertEqual([("default", {})], bench.sweep_arms(None, True, True))
-        self.assertEqual([("default", {})], bench.sweep_arms(None, False, False))
+        self.assertEqual([(Arm("default"), {})], bench.sweep_arms(None, True, True))
+        self.assertEqual([(Arm("default"), {})], bench.sweep_arms(None, False, False))
         self.assertEqual(2, len(bench.sweep_arms(sw, True, False)))
 
     def test_plan_points_then_repeats_arms_rotated(self):
