@@ -1140,9 +1140,9 @@ SUBCOMMANDS = ("report", "compare")
 
 
 def report_main(argv):
-    """purgebench report DIR...: (re)write report.html from each results
-    directory's summary.md (compare.html from compare.md in a directory
-    that purgebench compare wrote)."""
+    """purgebench report [--embed-plots] DIR...: (re)write report.html
+    from each results directory's report.json or summary.md (compare.html
+    in a directory that purgebench compare wrote)."""
     from . import htmlreport
     args = report_parser().parse_args(argv)
     rc = 0
@@ -1152,9 +1152,9 @@ def report_main(argv):
                     and os.path.isfile(os.path.join(d, "compare.md"))):
                 # a directory that purgebench compare wrote: its page again
                 path, missing = htmlreport.write_report(d, "compare.html", "compare.md",
-                                                        kind="compare")
+                                                        kind="compare", embed=args.embed_plots)
             else:
-                path, missing = htmlreport.write_report(d)
+                path, missing = htmlreport.write_report(d, embed=args.embed_plots)
         except htmlreport.ReportError as e:
             print(f"purgebench report: {e}", file=sys.stderr)
             rc = 1

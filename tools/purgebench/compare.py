@@ -265,46 +265,27 @@ def safe(name):
     return re.sub(r"[^A-Za-z0-9._+-]", "_", name)
 
 
-def markdown(dir_a, dir_b, outdir, runs_a, runs_b):
-    """compare.md's text (and the plots in outdir)."""
+def page(dir_a, dir_b, outdir, runs_a, runs_b):
+    """compare.md's data (report.page(); and the plots in outdir)."""
     arms, notes = plan(runs_a, runs_b)
-    lines = ["# purgebench compare", ""]
-    lines.append(f"A = `{dir_a}`, B = `{dir_b}`: each measure is B's median over the "
-                 "repeats of an arm over A's (directories made at different times: "
-                 "runs are not paired).")
-    lines.append("")
+    lines = [f"A = `{dir_a}`, B = `{dir_b}`: each measure is B's median over the "
+             "repeats of an arm over A's (directories made at different times: "
+             "runs are not paired).", ""]
     for title, sentences in headline(runs_a, runs_b, arms):
-        lines.append(f"**{title}**")
-        lines.append("")
-        lines.extend(f"- {s}" for s in sentences)
-        lines.append("")
+        lines += [f"**{title}**", ""] + [f"- {s}" for s in sentences] + [""]
     if notes:
-        lines.append("Not compared, or made differently:")
-        lines.append("")
-        lines.extend(f"- {n}" for n in notes)
-        lines.append("")
-    for title, header, rows in tables(runs_a, runs_b, arms):
-        lines.append(f"## {title}")
-        lines.append("")
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        lines.extend("| " + " | ".join(str(c) for c in row) + " |" for row in rows)
-        lines.append("")
-    lines.append(stats.legend() + f" Here red means B is worse: for the measures marked "
-                 f"{LESS} less is better, so their colour is that of A over B.")
-    lines.append("")
-    lines.extend(report.plot_line(p) for p in plot(outdir, runs_a, runs_b, arms))
-    lines.append("")
-    lines.append("## Build, configuration, machine")
-    lines.append("")
+        lines += ["Not compared, or made differently:", ""] + [f"- {n}" for n in notes] + [""]
+    legend = (stats.legend() + f" Here red means B is worse: for the measures marked "
+              f"{LESS} less is better, so their colour is that of A over B.")
     env_a, env_b = environment(dir_a), environment(dir_b)
-    lines.append(f"- **A**: {dir_a}")
-    lines.append(f"- **B**: {dir_b}")
+    meta = [("A", dir_a), ("B", dir_b)]
     for k in ENV_KEYS:
         if k in env_a or k in env_b:
             va, vb = env_a.get(k, "-"), env_b.get(k, "-")
-            lines.append(f"- **{k}**: " + (f"{va}" if va == vb else f"A: {va}; B: {vb}"))
-    return "\n".join(lines) + "\n"
+            meta.append((k, f"{va}" if va == vb else f"A: {va}; B: {vb}"))
+    return report.page("compare", "purgebench compare", lines,
+                       tables(runs_a, runs_b, arms), legend,
+                       plot(outdir, runs_a, runs_b, arms), meta)
 
 
 def run(dir_a, dir_b, outdir=None):
@@ -317,9 +298,7 @@ def run(dir_a, dir_b, outdir=None):
         outdir = os.path.join("results", f"compare-{safe(os.path.basename(os.path.abspath(dir_a)))}"
                                          f"-vs-{safe(os.path.basename(os.path.abspath(dir_b)))}")
     os.makedirs(outdir, exist_ok=True)
-    text = markdown(dir_a, dir_b, outdir, runs_a, runs_b)
-    with open(os.path.join(outdir, "compare.md"), "w") as f:
-        f.write(text)
+    report.write_page(outdir, page(dir_a, dir_b, outdir, runs_a, runs_b), "compare.md")
     notes = []
     try:
         htmlreport.write_report(outdir, "compare.html", "compare.md", kind="compare")

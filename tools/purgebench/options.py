@@ -535,12 +535,15 @@ def report_parser():
     ap = argparse.ArgumentParser(
         prog="purgebench report",
         description="Write report.html beside summary.md in each results directory: one "
-                    "self-contained page (tables with the Insert Benchmark colours, plots "
-                    "embedded). A run writes it itself; this makes it again, or for a "
-                    "directory saved before.")
+                    "page (tables with the Insert Benchmark colours, the plots beside it "
+                    "linked), from its report.json (a directory saved before that: its "
+                    "summary.md). A run writes it itself; this makes it again.")
     ap.add_argument("dirs", nargs="+", metavar="DIR",
                     help="a results directory (summary.md), or one that purgebench compare "
                          "wrote (compare.md: compare.html again)")
+    ap.add_argument("--embed-plots", action="store_true",
+                    help="put the plots in the page (data: URIs): one file to send on its "
+                         "own, not only with its directory")
     return ap
 
 

@@ -287,11 +287,69 @@ def plot_line(name):
     return f"![{name}]({name})" if name.endswith(".png") else name
 
 
+# the page's data beside its Markdown: report.json beside summary.md,
+# compare.json beside compare.md (htmlreport draws the HTML page from it)
+PAGE_JSON = {"summary.md": "report.json", "compare.md": "compare.json"}
+META_TITLE = "Build, configuration, machine"
+
+
+def cell_data(c):
+    """A table cell as page data: a Rel (stats.rel_cell()) as {text, mark,
+    note}; any other as its text."""
+    if isinstance(c, stats.Rel):
+        return {"text": c.value, "mark": c.mark, "note": c.note}
+    return str(c)
+
+
+def page(kind, title, answer, tables, legend, plots, meta):
+    """A page's data, what both its Markdown (page_markdown()) and its HTML
+    (htmlreport) are drawn from: answer, the Markdown lines before the
+    tables (failed runs, the headline); tables [(title, header, rows)], a
+    row's cells strings or stats.Rel; legend, the line on the colours;
+    plots, plots()'s entries; meta [(key, value)]."""
+    return {"format": 1, "kind": kind, "title": title, "answer": list(answer),
+            "tables": [{"title": t, "header": [str(h) for h in header],
+                        "rows": [[cell_data(c) for c in row] for row in rows]}
+                       for t, header, rows in tables],
+            "legend": legend, "plots": list(plots),
+            "meta": [[str(k), str(v)] for k, v in meta]}
+
+
+def cell_markdown(c):
+    if isinstance(c, dict):
+        return str(stats.Rel(c["text"], c.get("mark", ""), c.get("note", "")))
+    return c
+
+
+def page_markdown(pg):
+    """The Markdown of a page() (summary.md, compare.md)."""
+    lines = [f"# {pg['title']}", ""] + pg["answer"]
+    for t in pg["tables"]:
+        lines += [f"## {t['title']}", "", "| " + " | ".join(t["header"]) + " |",
+                  "|" + "---|" * len(t["header"])]
+        lines += ["| " + " | ".join(cell_markdown(c) for c in row) + " |" for row in t["rows"]]
+        lines.append("")
+    lines += [pg["legend"], ""] + [plot_line(p) for p in pg["plots"]]
+    lines += ["", f"## {META_TITLE}", ""] + [f"- **{k}**: {v}" for k, v in pg["meta"]]
+    return "\n".join(lines) + "\n"
+
+
+def write_page(outdir, pg, name="summary.md"):
+    """Write a page's Markdown (name) and its data (PAGE_JSON[name]);
+    returns the Markdown."""
+    text = page_markdown(pg)
+    with open(os.path.join(outdir, name), "w") as f:
+        f.write(text)
+    with open(os.path.join(outdir, PAGE_JSON[name]), "w") as f:
+        json.dump(pg, f, indent=1)
+    return text
+
+
 def markdown(outdir, meta, runs, tables, headline=(), failed=()):
-    """summary.md: the runs that failed, if any (failed: [line]), the
-    answer (headline: [(title, [sentence])]), then the tables, the plots,
-    and the build, configuration and machine."""
-    lines = ["# purgebench report", ""]
+    """summary.md and report.json: the runs that failed, if any (failed:
+    [line]), the answer (headline: [(title, [sentence])]), then the
+    tables, the plots, and the build, configuration and machine."""
+    lines = []
     if failed:
         lines.append("**Failed runs** (the figures below are of the runs that finished; "
                      "the errors whole: failed-runs.json, progress.log):")
@@ -303,26 +361,8 @@ def markdown(outdir, meta, runs, tables, headline=(), failed=()):
         lines.append("")
         lines.extend(f"- {s}" for s in sentences)
         lines.append("")
-    for title, header, rows in tables:
-        lines.append(f"## {title}")
-        lines.append("")
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        for row in rows:
-            lines.append("| " + " | ".join(str(c) for c in row) + " |")
-        lines.append("")
-    lines.append(stats.legend())
-    lines.append("")
-    lines.extend(plot_line(p) for p in plots(outdir, runs))
-    lines.append("")
-    lines.append("## Build, configuration, machine")
-    lines.append("")
-    for k, v in meta.items():
-        lines.append(f"- **{k}**: {v}")
-    text = "\n".join(lines) + "\n"
-    with open(os.path.join(outdir, "summary.md"), "w") as f:
-        f.write(text)
-    return text
+    return write_page(outdir, page("report", "purgebench report", lines, tables,
+                                   stats.legend(), plots(outdir, runs), meta.items()))
 
 
 def number(text):
@@ -377,7 +417,14 @@ def replot(outdir):
     installing matplotlib) and link them from its summary.md."""
     made = plots(outdir, read_samples(outdir))
     summary = os.path.join(outdir, "summary.md")
-    if NO_PLOTS not in made and os.path.exists(summary):
+    data = os.path.join(outdir, PAGE_JSON["summary.md"])
+    if NO_PLOTS not in made and os.path.exists(data):
+        with open(data) as f:
+            pg = json.load(f)
+        if NO_PLOTS in pg["plots"]:
+            pg["plots"] = made
+            write_page(outdir, pg)
+    elif NO_PLOTS not in made and os.path.exists(summary):
         with open(summary) as f:
             text = f.read()
         # markdown() wrote the note where the links go; links already there stay

@@ -58,16 +58,33 @@ def mark(r, lower_is_better=False):
     return ""
 
 
+class Rel(str):
+    """A relative value's table cell (rel_cell()): as a str its Markdown
+    form, '**0.90** (red) (0.85..0.95)' when mark() colours it, else
+    '1.00 (0.99..1.06)'; its parts for the HTML report's table data:
+    value ('0.90'), mark ('red', 'green' or '') and note (what follows)."""
+
+    def __new__(cls, value, mark="", note=""):
+        text = (f"**{value}** ({mark})" if mark else value) + (f" {note}" if note else "")
+        self = super().__new__(cls, text)
+        self.value, self.mark, self.note = value, mark, note
+        return self
+
+    def noted(self, note):
+        """The same value with note after it (a range of the repeats)."""
+        return Rel(self.value, self.mark, note)
+
+
 def rel_cell(r, lower_is_better=False):
-    """A relative value as a Markdown table cell: '**0.90** (red)' when
-    mark() colours it, else '1.00'; '-' for none. REL_CELL_RE reads it back."""
+    """A relative value as a table cell: a Rel ('**0.90** (red)' when mark()
+    colours it, else '1.00'); '-' for none."""
     if r is None:
         return "-"
-    m = mark(r, lower_is_better)
-    return f"**{r:.2f}** ({m})" if m else f"{r:.2f}"
+    return Rel(f"{r:.2f}", mark(r, lower_is_better))
 
 
-# rel_cell()'s coloured form at the start of a cell, as the HTML report finds it
+# rel_cell()'s coloured form at the start of a Markdown cell: how the HTML
+# report reads the tables of a summary.md saved before report.json existed
 REL_CELL_RE = re.compile(r"^\*\*(?P<value>-?[0-9][0-9,]*(?:\.[0-9]+)?)\*\* \((?P<mark>red|green)\)")
 
 

@@ -28,9 +28,10 @@ def paired_ratio(runs, refs, key):
     comparison; a ratio of the two medians would mix fast and slow repeats."""
     ref = {r["repeat"]: r.get(key) for r in refs or []}
     s = stats.summary([stats.ratio(r.get(key), ref.get(r["repeat"])) for r in runs])
+    cell = report.rel(s["median"])
     if s["n"] <= 1:
-        return report.rel(s["median"])
-    return f"{report.rel(s['median'])} ({s['min']:.2f}..{s['max']:.2f})"
+        return cell
+    return cell.noted(f"({s['min']:.2f}..{s['max']:.2f})")
 
 
 def summary_tables(runs, targets):
