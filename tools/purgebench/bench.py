@@ -28,8 +28,9 @@ import time
 
 from . import client, cpuload, gotpc, insertbench, progress, report, sampler, snapshot, \
     stats, sysbench, workloads
-from .options import REPO, check_args, parse_args, report_parser
-from .plan import Arm, Target, interleave, rotate, sweep_arms, sweep_plan, with_drains
+from .options import REPO, check_args, parse_args
+from .plan import (Arm, Target, interleave, rotate, scenario_arms, sweep_arms, sweep_plan,
+                   with_drains)
 from .scenarios import (ARM_VARS, BASE_CNF, DEFAULT_SWITCH, RECORDED_VARS, SCALE,
                         STOCK_MARKER, TCP_SCENARIOS, ib_plan)
 from .server import (AttachedServer, Installation, Server, ServerError, free_port, redact,
@@ -703,36 +704,10 @@ class Bench:
             self.note(f"  {t.label}: skipping {', '.join(lost)}: "
                       f"{'they need' if len(lost) > 1 else 'it needs'} @@innodb_purge_throttle, "
                       "which this server lacks (a stock server)")
-        if scenario in ("history-growth",):
-            arms = [(Arm("no-throttle"), self.no_throttle(t))]
-            if fork and "adaptive" in a.arms:
-                arms.append((Arm("adaptive", 1000), {"innodb_max_purge_lag": 1000,
-                                                     "innodb_purge_throttle": "adaptive"}))
-            return arms
-        if scenario in ("backlog-vs-lag", insertbench.SCENARIO, snapshot.SCENARIO):
-            arms = []
-            base = {"innodb_max_purge_lag": lag, "innodb_max_purge_lag_delay": 5000}
-            if fork:
-                if "formula" in a.arms:
-                    arms.append((Arm("formula", lag), dict(base, innodb_purge_throttle="formula",
-                                                           innodb_purge_coupled_throttle="ON")))
-                if "uncoupled" in a.arms:
-                    arms.append((Arm("uncoupled", lag), dict(
-                        base, innodb_purge_throttle="formula", innodb_purge_coupled_throttle="OFF")))
-                if "adaptive" in a.arms:
-                    arms.append((Arm("adaptive", lag), dict(base, innodb_purge_throttle="adaptive")))
-            elif "formula" in a.arms:
-                arms.append((Arm("formula", lag), base))
-            return arms
-        if scenario == "redo-per-trx":
-            if fork:
-                return [(Arm("compact"), {"innodb_undo_log_compact_init": "ON"}),
-                        (Arm("generic"), {"innodb_undo_log_compact_init": "OFF"})]
-            return [(Arm("stock"), {})]
         if scenario == "thread-sweep":
             return sweep_arms(self.args.switch, len(self.targets) > 1,
                               self.has_var(t, DEFAULT_SWITCH[0]))
-        return [(Arm("no-throttle"), self.no_throttle(t))]
+        return scenario_arms(scenario, lag, a.arms, fork, self.no_throttle(t))
 
     def note(self, text):
         """Log a note once per invocation."""
@@ -1136,42 +1111,13 @@ def stop_on_sigterm():
     return signal.signal(signal.SIGTERM, interrupt)
 
 
-SUBCOMMANDS = ("report", "compare")
-
-
-def report_main(argv):
-    """purgebench report [--embed-plots] DIR...: (re)write report.html
-    from each results directory's report.json or summary.md (compare.html
-    in a directory that purgebench compare wrote)."""
-    from . import htmlreport
-    args = report_parser().parse_args(argv)
-    rc = 0
-    for d in args.dirs:
-        try:
-            if (not os.path.isfile(os.path.join(d, "summary.md"))
-                    and os.path.isfile(os.path.join(d, "compare.md"))):
-                # a directory that purgebench compare wrote: its page again
-                path, missing = htmlreport.write_report(d, "compare.html", "compare.md",
-                                                        kind="compare", embed=args.embed_plots)
-            else:
-                path, missing = htmlreport.write_report(d, embed=args.embed_plots)
-        except htmlreport.ReportError as e:
-            print(f"purgebench report: {e}", file=sys.stderr)
-            rc = 1
-            continue
-        for m in missing:
-            print(f"purgebench report: {d}: plot {m} is missing (noted on the page)",
-                  file=sys.stderr)
-        print(path)
-    return rc
-
-
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "--check-args":
         return check_args(argv[1:])
     if argv and argv[0] == "report":
-        return report_main(argv[1:])
+        from . import htmlreport
+        return htmlreport.main(argv[1:])
     if argv and argv[0] == "compare":
         from . import compare
         return compare.main(argv[1:])

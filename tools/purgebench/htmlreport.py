@@ -25,6 +25,7 @@ import base64
 import json
 import os
 import re
+import sys
 import unicodedata
 
 from . import report, stats
@@ -329,3 +330,30 @@ def write_report(outdir, name="report.html", source="summary.md", kind="report",
     with open(path, "w") as f:
         f.write(page)
     return path, missing
+
+
+def main(argv):
+    """purgebench report [--embed-plots] DIR...: (re)write report.html
+    from each results directory's report.json or summary.md (compare.html
+    in a directory that purgebench compare wrote)."""
+    from .options import report_parser
+    args = report_parser().parse_args(argv)
+    rc = 0
+    for d in args.dirs:
+        try:
+            if (not os.path.isfile(os.path.join(d, "summary.md"))
+                    and os.path.isfile(os.path.join(d, "compare.md"))):
+                # a directory that purgebench compare wrote: its page again
+                path, missing = write_report(d, "compare.html", "compare.md", kind="compare",
+                                             embed=args.embed_plots)
+            else:
+                path, missing = write_report(d, embed=args.embed_plots)
+        except ReportError as e:
+            print(f"purgebench report: {e}", file=sys.stderr)
+            rc = 1
+            continue
+        for m in missing:
+            print(f"purgebench report: {d}: plot {m} is missing (noted on the page)",
+                  file=sys.stderr)
+        print(path)
+    return rc
