@@ -17,7 +17,6 @@
 import datetime
 import json
 import os
-import platform
 import re
 import shlex
 import shutil
@@ -28,11 +27,12 @@ import time
 
 from . import client, cpuload, gotpc, insertbench, progress, report, sampler, snapshot, \
     stats, sysbench, workloads
+from .environment import cnf_settings, flavour, machine, tree_commit
 from .options import REPO, check_args, parse_args
 from .plan import (Arm, Target, interleave, rotate, scenario_arms, sweep_arms, sweep_plan,
                    with_drains)
 from .scenarios import (ARM_VARS, BASE_CNF, DEFAULT_SWITCH, RECORDED_VARS, SCALE,
-                        STOCK_MARKER, TCP_SCENARIOS, ib_plan)
+                        TCP_SCENARIOS, ib_plan)
 from .server import (AttachedServer, Installation, Server, ServerError, free_port, redact,
                      sql_literal, unknown_settings)
 from .tables import (DRAIN, drain_cell, failed_lines, fmt, headline, lag_measure,
@@ -42,85 +42,6 @@ from .tables import (DRAIN, drain_cell, failed_lines, fmt, headline, lag_measure
 # rotation), options.py (the command line), tables.py (the summary's tables
 # and sentences), snapshot.py, insertbench.py and gotpc.py (those scenarios'
 # own logic); here the runs themselves (Bench) and main().
-
-
-def machine():
-    mem = ""
-    try:
-        with open("/proc/meminfo") as f:
-            mem = f.readline().split(":", 1)[1].strip()
-    except OSError:
-        pass
-    cpu = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    disk = subprocess.run(["df", "-h", "."], stdout=subprocess.PIPE, text=True).stdout
-    return {"cores": os.cpu_count(), "cpu": cpu, "memory": mem,
-            "kernel": platform.release(), "disk": disk.splitlines()[-1] if disk else ""}
-
-
-def tree_commit(path):
-    """The git commit of the work tree that holds path (a server binary in
-    its build directory), with '+ uncommitted changes' when the tree
-    differs from it, and the binary's time against the commit's: what
-    built the server, as far as the tree can say now. None outside git."""
-    d = path if os.path.isdir(path) else os.path.dirname(path)
-    try:
-        head = subprocess.run(["git", "-C", d, "log", "-1", "--format=%H %ct"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                              timeout=30)
-        dirty = subprocess.run(["git", "-C", d, "status", "--porcelain",
-                                "--untracked-files=no"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if head.returncode != 0 or not head.stdout.strip():
-        return None
-    commit, when = head.stdout.split()
-    out = commit + (" + uncommitted changes" if dirty.stdout.strip() else "")
-    if os.path.isfile(path):
-        built = os.path.getmtime(path)
-        stamp = datetime.datetime.fromtimestamp(built).strftime("%Y-%m-%d %H:%M")
-        out += (f"; binary built {stamp}, "
-                + ("after" if built >= int(when) else "BEFORE") + " that commit")
-    return out
-
-
-def flavour(inst):
-    """How the server was built: a build tree's cmake settings, Debian's
-    packages unpacked by tools/install-stock-server, or neither."""
-    cache = os.path.join(inst.basedir, "CMakeCache.txt")
-    if os.path.exists(cache):
-        keep = ("CMAKE_BUILD_TYPE", "BUILD_CONFIG", "WITH_JEMALLOC",
-                "CMAKE_CXX_FLAGS_RELWITHDEBINFO", "COMPILATION_COMMENT")
-        with open(cache) as f:
-            vals = [ln.strip() for ln in f if ln.split(":", 1)[0] in keep]
-        return "; ".join(vals)
-    marker = os.path.join(os.path.dirname(inst.basedir), STOCK_MARKER)
-    if os.path.exists(marker):
-        with open(marker) as f:
-            pkgs = [ln.split()[0] for ln in f if ln.strip()]
-        return f"Debian packages {', '.join(pkgs)} (unpacked by tools/install-stock-server)"
-    return "installed binaries (not a build tree)"
-
-
-def cnf_settings(path):
-    """A my.cnf's settings in one line, without the paths of this run
-    (datadir, socket, log-error, pid-file)."""
-    skip = ("datadir", "socket", "log-error", "log_error", "pid-file", "pid_file")
-    try:
-        with open(path) as f:
-            lines = [ln.strip() for ln in f]
-    except OSError:
-        return "-"
-    return "; ".join(ln for ln in lines if ln and not ln.startswith(("[", "#"))
-                     and ln.split("=", 1)[0] not in skip)
 
 
 class Bench:

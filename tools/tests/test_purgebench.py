@@ -277,7 +277,7 @@ def fake_tree(root, debian, version="10.11.18", lacks=None):
     if debian:
         os.makedirs(os.path.join(usr, "share", "mysql", "english"))
         open(os.path.join(usr, "share", "mysql", "english", "errmsg.sys"), "w").close()
-        with open(os.path.join(root, bench.STOCK_MARKER), "w") as f:
+        with open(os.path.join(root, scenarios.STOCK_MARKER), "w") as f:
             f.write("mariadb-server-core=1:10.11.18-0+deb12u1 0123\n"
                     "mariadb-client-core=1:10.11.18-0+deb12u1 4567\n")
     return os.path.join(server_dir, "mariadbd")
