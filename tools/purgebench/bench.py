@@ -21,7 +21,6 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import time
 
@@ -32,19 +31,23 @@ from .options import REPO, check_args, parse_args
 from .plan import (Arm, Target, interleave, rotate, scenario_arms, sweep_arms, sweep_plan,
                    with_drains)
 from .scenarios import (ARM_VARS, BASE_CNF, DEFAULT_SWITCH, RECORDED_VARS, SCALE,
-                        TCP_SCENARIOS, ib_plan)
+                        TCP_SCENARIOS)
 from .server import (AttachedServer, Installation, Server, ServerError, free_port, redact,
                      sql_literal, unknown_settings)
 from .tables import (DRAIN, drain_cell, failed_lines, fmt, headline, lag_measure,
                      purge_keeps_up, summary_tables)
 
-# The layout: scenarios.py (names, scale, settings), plan.py (servers, arms,
-# rotation), options.py (the command line), tables.py (the summary's tables
-# and sentences), snapshot.py, insertbench.py and gotpc.py (those scenarios'
-# own logic); here the runs themselves (Bench) and main().
+# The layout (docs/benchmarks.md, "The harness's layout"): scenarios.py
+# (names, scale, settings), plan.py (servers, arms as plan.Arm, rotation),
+# options.py (the command line), tables.py (the summary's tables and
+# sentences), report.py and htmlreport.py (summary.md, report.json,
+# report.html); snapshot.py, insertbench.py and gotpc.py hold those
+# scenarios' own logic and runs (their Runs, a part of Bench); here the
+# shared core: servers, one measured run (run_arm(), measure()), the
+# sysbench scenarios, and main().
 
 
-class Bench:
+class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
     progress_every = 10     # seconds between two progress lines of a step in a log
 
     def __init__(self, args):
@@ -722,249 +725,6 @@ class Bench:
                         going.remove(t)
                 if not going:
                     break
-
-    # -- snapshot-release (MDEV-16260) ---------------------------------------
-    def snapshot_release(self, name, test, tables, rows, before, repeats):
-        """Each arm (unthrottled, each throttle at each lag) once per form:
-        a read view held for --hold s after `before` s of load, then
-        released; the load goes on for snapshot.AFTER_S + `before` s more
-        (continue) or stops at the release (stop)."""
-        threads = self.args.threads or self.pick(name, "threads")
-        hold = self.args.hold or self.pick(name, "hold")
-        lags = self.args.lags or self.pick(name, "lags")
-        forms = self.args.release_forms or list(snapshot.FORMS)
-        self.log(f"   view held {hold} s after {before} s of load; forms: {', '.join(forms)}")
-        for r in range(1, repeats + 1):
-            arms = [(t, arm, st, {"lag": lags[0]}) for t, arm, st in
-                    self.plan(name, fixed=self.unthrottled)]
-            for lag in lags:
-                arms += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
-            runs = [(t, arm, st, dict(extra, release_form=form))
-                    for t, arm, st, extra in arms for form in forms]
-            for t, arm, st, extra in rotate(runs, r):
-                form = extra["release_form"]
-                seconds = before + hold + (snapshot.AFTER_S + before if form == "continue" else 0)
-                self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r,
-                             extra=extra, view=(before, hold if form == "continue" else None))
-
-    # -- TPC-C and CH-benCHmark (go-tpc) ------------------------------------
-    def gotpc_scenario(self, name, seconds, repeats):
-        """tpcc / ch: load the data once per server, then every arm from a
-        copy of it; after each run, go-tpc's consistency check (bounded by
-        --check-time)."""
-        binary = gotpc.require()
-        self.meta["go-tpc"] = binary
-        warehouses = self.args.warehouses or self.pick(name, "warehouses")
-        threads = self.args.threads or self.pick(name, "threads")
-        ac = (self.args.ac_threads or self.pick(name, "ac_threads")) if name == "ch" else None
-        lags = self.args.lags or self.pick(name, "lags")
-        self.log(f"   {warehouses} warehouse(s), {threads} threads"
-                 + (f", {ac} analytical" if ac else "") + f", check bounded by "
-                 f"{self.args.check_time}s")
-        for t in self.targets:
-            self.gotpc_snapshot(t, binary, name, warehouses)
-        for r in range(1, repeats + 1):
-            runs = [(t, arm, st, None) for t, arm, st in
-                    self.plan(name, fixed=self.unthrottled)]
-            for lag in lags:
-                runs += [(t, arm, st, {"lag": lag})
-                         for t, arm, st in self.plan("backlog-vs-lag", lag)]
-            for t, arm, st, extra in rotate(runs, r):
-                self.restore_snapshot(t)
-
-                def go_tpc(srv, t=t):
-                    cmd = gotpc.command(binary, t.tcp_port, name, "run", warehouses, threads,
-                                        seconds, ac, interval=1, conn=self.attach)
-                    return cmd, (lambda **kw: gotpc.Run(cmd, **kw))
-                res = self.run_arm(t, name, arm, st, name, warehouses, 0, threads, seconds, r,
-                                   extra=dict(extra or {}, warehouses=warehouses,
-                                              ac_threads=ac), client=go_tpc)
-                if res is None:
-                    continue
-                res.update(self.gotpc_check(t, binary, warehouses))
-                if res["check"].startswith("FAILED"):
-                    self.failures.append(dict(scenario=name, arm=res["arm"], repeat=r,
-                                              error=f"go-tpc tpcc check: {res['check']}"))
-                self.log(f"    check: {res['check']}; tpmC {fmt(res.get('tpmc'))}, "
-                         f"{res.get('errors')} _ERR, {res.get('error_lines')} error line(s)")
-
-    def gotpc_user(self, srv):
-        if self.attach:
-            return          # go-tpc connects as the user given
-        srv.query(f"CREATE USER IF NOT EXISTS {gotpc.USER}@'127.0.0.1' IDENTIFIED BY "
-                  f"'{gotpc.PASSWORD}'; GRANT ALL ON *.* TO {gotpc.USER}@'127.0.0.1'")
-
-    def gotpc_snapshot(self, t, binary, name, warehouses):
-        """Load go-tpc's data into t's server once, shut it down slowly (no
-        history left) and keep a copy of the data directory to start every
-        run from."""
-        key = (name, warehouses)
-        if t.snapshot == key:
-            return
-        srv = self.use(t)
-        self.gotpc_user(srv)
-        srv.query(f"DROP DATABASE IF EXISTS {gotpc.db_of(self.attach)}")
-        self.schema_created = True
-        steps = [("tpcc", "prepare")] + ([("ch", "prepare")] if name == "ch" else [])
-        for bench, action in steps:
-            cmd = gotpc.command(binary, t.tcp_port, bench, action, warehouses, threads=4,
-                                conn=self.attach)
-            if bench == "tpcc":
-                # the consistency check that prepare runs after the load by
-                # itself took most of a 4-warehouse prepare's 12 minutes
-                # (condition 3.3.2.10); every run is checked afterwards
-                cmd.append("--no-check")
-            self.commands.append(redact(" ".join(cmd)))
-            self.log(f"   {t.label}: go-tpc {bench} {action}, {warehouses} warehouse(s)")
-            load = gotpc.LoadProgress(warehouses)
-            with self.step(f"{t.label}: go-tpc {bench} {action}", load.status):
-                rc, out = client.run_lines(cmd, load)
-            if rc != 0:
-                raise gotpc.GoTpcError(f"go-tpc {bench} {action} failed:\n{out[-2000:]}")
-        if self.attach:
-            # no data directory to copy: the runs share the data as loaded
-            # once, each starting where the one before left it
-            self.meta["go-tpc data"] = (
-                "attach mode: loaded once; each run starts where the one before left it "
-                "(no copy of the data directory to restore)")
-            self.wait_for_purge(srv)
-            t.snapshot = key
-            return
-        with self.step(f"{t.label}: slow shutdown after the load", srv.shutdown_status):
-            srv.shutdown(slow=True)
-        snap = os.path.join(t.workdir, "data.prepared")
-        shutil.rmtree(snap, ignore_errors=True)
-        with self.step(f"{t.label}: copying the loaded data directory"):
-            shutil.copytree(srv.datadir, snap, symlinks=True)
-        t.snapshot = key
-
-    def restore_snapshot(self, t):
-        """t's data directory as gotpc_snapshot() left it; its server stopped.
-        Attach mode: nothing (the server is not the harness's to stop)."""
-        if self.attach:
-            return
-        if t.running():
-            t.server.shutdown(slow=False)
-        for other in self.targets:
-            if other is not t and other.running():
-                other.server.shutdown(slow=False, timeout=600)
-        data = t.server.datadir
-        with self.step(f"{t.label}: restoring the loaded data directory"):
-            shutil.rmtree(data)
-            shutil.copytree(os.path.join(t.workdir, "data.prepared"), data, symlinks=True)
-        t.prepared = None       # sysbench's tables are not in it
-
-    def gotpc_check(self, t, binary, warehouses):
-        """go-tpc tpcc check after a run, bounded by --check-time: passed,
-        FAILED (a failed check is a failed run), or not finished (its
-        connections are killed on the server, so that no query of it runs on)."""
-        srv = self.use(t)
-        cmd = gotpc.command(binary, t.tcp_port, "tpcc", "check", warehouses, threads=1,
-                            conn=self.attach)
-        t0 = time.time()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        timed_out = False
-        try:
-            with self.step(f"{t.label}: go-tpc tpcc check (at most {self.args.check_time} s)"):
-                out = proc.communicate(timeout=self.args.check_time)[0]
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            proc.terminate()
-            try:
-                out = proc.communicate(timeout=15)[0]
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                out = proc.communicate()[0]
-            for (cid,) in srv.query("SELECT ID FROM information_schema.PROCESSLIST "
-                                    + (f"WHERE USER='{gotpc.USER}'" if not self.attach else
-                                       f"WHERE DB='{gotpc.db_of(self.attach)}' AND "
-                                       "ID <> CONNECTION_ID()")):
-                try:
-                    srv.query(f"KILL {cid}")
-                except ServerError:
-                    pass            # it ended meanwhile
-        verdict = gotpc.check_verdict(out, proc.returncode, timed_out, self.args.check_time)
-        self.keep_output("check", t.label, len(self.runs), [out])
-        # stop it so that the next run starts from its snapshot
-        srv.shutdown(slow=False)
-        return {"check": verdict, "check_s": round(time.time() - t0, 1),
-                "check_passed": verdict.startswith("passed")}
-    def insert_benchmark(self):
-        """The Insert Benchmark (insertbench): each arm in turn (rotated per
-        repeat) runs every step on a table of its own, prepared afresh; the
-        steps of an arm share the table. Arms: unthrottled and each throttle
-        at each target, as backlog-vs-lag (a stock server: formula only)."""
-        name = insertbench.SCENARIO
-        steps = ib_plan(self.args)
-        lags = self.args.lags or self.pick(name, "lags")
-        self.start_all()
-        first = steps[0]
-        self.log(f"== {name}: 1 table of {first['table_rows']:,} rows, {first['writers']} "
-                 f"writer(s), {steps[-1]['readers']} reader(s) in the query steps, "
-                 f"{' '.join(s['name'] for s in steps)}, query steps {steps[-1]['seconds']}s"
-                 + (f", {' '.join(self.sb_for(insertbench.LUA))}"
-                    if self.sb_for(insertbench.LUA) else "")
-                 + f", {self.args.repeats} repeat(s); about "
-                 f"{insertbench.estimated_seconds(steps) / 60:.0f} min per arm (estimate)")
-        for r in range(1, self.args.repeats + 1):
-            arms = [(t, arm, st, None) for t, arm, st in
-                    self.plan(name, fixed=self.unthrottled)]
-            for lag in lags:
-                arms += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
-            # rotate whole arms: each arm runs all its steps in order
-            for t, arm, st, extra in rotate(arms, r):
-                t.prepared = None       # a fresh table: drop sbtest and prepare again
-                for i, step in enumerate(steps):
-                    if self.ib_step(t, arm, st, step, r, extra) is None:
-                        # the later steps need this one's table: not run
-                        left = [s["name"] for s in steps[i + 1:]]
-                        if left:
-                            self.log(f"  {name} {t.arm(arm)} #{r}: not running "
-                                     f"{' '.join(left)} (they follow a failed step)")
-                        break
-
-    def ib_step(self, t, arm, settings, step, repeat, extra=None):
-        """One step of the Insert Benchmark for one arm: a run_arm() with
-        the step's options, its counters parsed, the database's size taken
-        once the server is down, and its row of the tables."""
-        name = insertbench.SCENARIO
-        at = t.arm(arm).at(step["name"])       # its name: ARM@STEP
-
-        def parse(text):
-            try:
-                return {"ib": insertbench.parse_ib_output(text)}
-            except ValueError as e:
-                self.log(f"  {name} {at}: the script's counters "
-                         f"do not parse: {e}")
-                return {"ib": None}
-
-        res = self.run_arm(t, name, arm.at(step["name"]), settings, insertbench.LUA, 1,
-                           step["table_rows"], step["threads"], step["time_limit"], repeat,
-                           extra=dict(extra or {}, ib_step=step["name"]),
-                           options=insertbench.sysbench_options(step), parse=parse)
-        if res is None:
-            return None
-        if self.attach:
-            # no data directory here: the table's tablespace as the server
-            # reports it, the system and undo tablespaces not
-            res["db_bytes"] = None
-            size = t.server.value("SELECT SUM(FILE_SIZE) FROM information_schema."
-                                  "INNODB_SYS_TABLESPACES WHERE NAME LIKE "
-                                  f"'{self.attach.db}/%'")
-            res["table_bytes"] = int(size) if size not in (None, "NULL") else None
-        else:
-            res["db_bytes"] = insertbench.db_bytes(t.server.datadir)
-            res["table_bytes"] = insertbench.db_bytes(t.server.datadir, system=False)
-        row = res["ib_row"] = insertbench.step_row(step, str(t.arm(arm)), res)
-        c = res.get("ib") or {}
-        if step["rows"] and c.get("rows_inserted", 0) < step["rows"]:
-            self.log(f"  {name} {at}: only "
-                     f"{fmt(c.get('rows_inserted', 0))} of {fmt(step['rows'])} rows in "
-                     f"within {step['time_limit']}s")
-        self.log(f"  {name} {at} #{repeat}: inserts/s "
-                 f"{fmt(row['inserts_per_s'])} queries/s {fmt(row['queries_per_s'])}"
-                 + (f" writers {row['sustained']}" if row["sustained"] else ""))
-        return res
 
     # -- summary ---------------------------------------------------------
     def tables(self):

@@ -14,13 +14,18 @@
 
 """Run go-tpc (TPC-C, CH-benCHmark) and parse what it prints: per-interval
 and summary lines per transaction type or query, tpmC, errors, the
-consistency check."""
+consistency check. Runs: the scenarios tpcc and ch, a part of bench.Bench
+(the data loaded once per server, every run from a copy of it, checked
+after)."""
 
 import os
 import re
+import shutil
 import subprocess
+import time
 
 from . import client
+from .server import ServerError, redact
 
 # go-tpc's user on the benchmark server (created by the harness; the
 # server listens on 127.0.0.1 only)
@@ -264,3 +269,152 @@ def check_verdict(text, rc, timed_out, limit_s):
         first = failure.splitlines()[0] if failure else f"go-tpc exited with {rc}"
         return "FAILED: " + first[:200]
     return "passed"
+
+
+class Runs:
+    """The runs of tpcc and ch: a part of bench.Bench (its plan(),
+    run_arm(), use(), step(), log(), ...)."""
+
+    def gotpc_scenario(self, name, seconds, repeats):
+        """tpcc / ch: load the data once per server, then every arm from a
+        copy of it; after each run, go-tpc's consistency check (bounded by
+        --check-time)."""
+        from .plan import rotate
+        from .report import fmt
+        binary = require()
+        self.meta["go-tpc"] = binary
+        warehouses = self.args.warehouses or self.pick(name, "warehouses")
+        threads = self.args.threads or self.pick(name, "threads")
+        ac = (self.args.ac_threads or self.pick(name, "ac_threads")) if name == "ch" else None
+        lags = self.args.lags or self.pick(name, "lags")
+        self.log(f"   {warehouses} warehouse(s), {threads} threads"
+                 + (f", {ac} analytical" if ac else "") + f", check bounded by "
+                 f"{self.args.check_time}s")
+        for t in self.targets:
+            self.gotpc_snapshot(t, binary, name, warehouses)
+        for r in range(1, repeats + 1):
+            runs = [(t, arm, st, None) for t, arm, st in
+                    self.plan(name, fixed=self.unthrottled)]
+            for lag in lags:
+                runs += [(t, arm, st, {"lag": lag})
+                         for t, arm, st in self.plan("backlog-vs-lag", lag)]
+            for t, arm, st, extra in rotate(runs, r):
+                self.restore_snapshot(t)
+
+                def go_tpc(srv, t=t):
+                    cmd = command(binary, t.tcp_port, name, "run", warehouses, threads,
+                                        seconds, ac, interval=1, conn=self.attach)
+                    return cmd, (lambda **kw: Run(cmd, **kw))
+                res = self.run_arm(t, name, arm, st, name, warehouses, 0, threads, seconds, r,
+                                   extra=dict(extra or {}, warehouses=warehouses,
+                                              ac_threads=ac), client=go_tpc)
+                if res is None:
+                    continue
+                res.update(self.gotpc_check(t, binary, warehouses))
+                if res["check"].startswith("FAILED"):
+                    self.failures.append(dict(scenario=name, arm=res["arm"], repeat=r,
+                                              error=f"go-tpc tpcc check: {res['check']}"))
+                self.log(f"    check: {res['check']}; tpmC {fmt(res.get('tpmc'))}, "
+                         f"{res.get('errors')} _ERR, {res.get('error_lines')} error line(s)")
+
+    def gotpc_user(self, srv):
+        if self.attach:
+            return          # go-tpc connects as the user given
+        srv.query(f"CREATE USER IF NOT EXISTS {USER}@'127.0.0.1' IDENTIFIED BY "
+                  f"'{PASSWORD}'; GRANT ALL ON *.* TO {USER}@'127.0.0.1'")
+
+    def gotpc_snapshot(self, t, binary, name, warehouses):
+        """Load go-tpc's data into t's server once, shut it down slowly (no
+        history left) and keep a copy of the data directory to start every
+        run from."""
+        key = (name, warehouses)
+        if t.snapshot == key:
+            return
+        srv = self.use(t)
+        self.gotpc_user(srv)
+        srv.query(f"DROP DATABASE IF EXISTS {db_of(self.attach)}")
+        self.schema_created = True
+        steps = [("tpcc", "prepare")] + ([("ch", "prepare")] if name == "ch" else [])
+        for bench, action in steps:
+            cmd = command(binary, t.tcp_port, bench, action, warehouses, threads=4,
+                                conn=self.attach)
+            if bench == "tpcc":
+                # the consistency check that prepare runs after the load by
+                # itself took most of a 4-warehouse prepare's 12 minutes
+                # (condition 3.3.2.10); every run is checked afterwards
+                cmd.append("--no-check")
+            self.commands.append(redact(" ".join(cmd)))
+            self.log(f"   {t.label}: go-tpc {bench} {action}, {warehouses} warehouse(s)")
+            load = LoadProgress(warehouses)
+            with self.step(f"{t.label}: go-tpc {bench} {action}", load.status):
+                rc, out = client.run_lines(cmd, load)
+            if rc != 0:
+                raise GoTpcError(f"go-tpc {bench} {action} failed:\n{out[-2000:]}")
+        if self.attach:
+            # no data directory to copy: the runs share the data as loaded
+            # once, each starting where the one before left it
+            self.meta["go-tpc data"] = (
+                "attach mode: loaded once; each run starts where the one before left it "
+                "(no copy of the data directory to restore)")
+            self.wait_for_purge(srv)
+            t.snapshot = key
+            return
+        with self.step(f"{t.label}: slow shutdown after the load", srv.shutdown_status):
+            srv.shutdown(slow=True)
+        snap = os.path.join(t.workdir, "data.prepared")
+        shutil.rmtree(snap, ignore_errors=True)
+        with self.step(f"{t.label}: copying the loaded data directory"):
+            shutil.copytree(srv.datadir, snap, symlinks=True)
+        t.snapshot = key
+
+    def restore_snapshot(self, t):
+        """t's data directory as gotpc_snapshot() left it; its server stopped.
+        Attach mode: nothing (the server is not the harness's to stop)."""
+        if self.attach:
+            return
+        if t.running():
+            t.server.shutdown(slow=False)
+        for other in self.targets:
+            if other is not t and other.running():
+                other.server.shutdown(slow=False, timeout=600)
+        data = t.server.datadir
+        with self.step(f"{t.label}: restoring the loaded data directory"):
+            shutil.rmtree(data)
+            shutil.copytree(os.path.join(t.workdir, "data.prepared"), data, symlinks=True)
+        t.prepared = None       # sysbench's tables are not in it
+
+    def gotpc_check(self, t, binary, warehouses):
+        """go-tpc tpcc check after a run, bounded by --check-time: passed,
+        FAILED (a failed check is a failed run), or not finished (its
+        connections are killed on the server, so that no query of it runs on)."""
+        srv = self.use(t)
+        cmd = command(binary, t.tcp_port, "tpcc", "check", warehouses, threads=1,
+                            conn=self.attach)
+        t0 = time.time()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        timed_out = False
+        try:
+            with self.step(f"{t.label}: go-tpc tpcc check (at most {self.args.check_time} s)"):
+                out = proc.communicate(timeout=self.args.check_time)[0]
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            proc.terminate()
+            try:
+                out = proc.communicate(timeout=15)[0]
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out = proc.communicate()[0]
+            for (cid,) in srv.query("SELECT ID FROM information_schema.PROCESSLIST "
+                                    + (f"WHERE USER='{USER}'" if not self.attach else
+                                       f"WHERE DB='{db_of(self.attach)}' AND "
+                                       "ID <> CONNECTION_ID()")):
+                try:
+                    srv.query(f"KILL {cid}")
+                except ServerError:
+                    pass            # it ended meanwhile
+        verdict = check_verdict(out, proc.returncode, timed_out, self.args.check_time)
+        self.keep_output("check", t.label, len(self.runs), [out])
+        # stop it so that the next run starts from its snapshot
+        srv.shutdown(slow=False)
+        return {"check": verdict, "check_s": round(time.time() - t0, 1),
+                "check_passed": verdict.startswith("passed")}

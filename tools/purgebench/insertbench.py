@@ -1,12 +1,12 @@
 # Copyright (c) 2026, purgelab developers. GPLv2 (see COPYING).
 """The Insert Benchmark (issue 20): Mark Callaghan's benchmark, written for
 purgelab from its published description, as a sequence of sysbench runs of
-lua/insert_benchmark.lua. Pure logic, no server: the step plan, the
-command lines, the parser of the script's counter lines, the check of the
-writers' rate, the server's CPU time and database size, and the tables.
+lua/insert_benchmark.lua: the step plan, the command lines, the parser of
+the script's counter lines, the check of the writers' rate, the server's
+CPU time and database size, the tables, and the runs (Runs).
 
-Run by bench.py as the scenario insert-benchmark (Bench.insert_benchmark(),
-docs/benchmarks.md); tests/fixtures/insertbench-counters.txt is the client
+Run as the scenario insert-benchmark by Runs (insert_benchmark(),
+ib_step()), a part of bench.Bench (docs/benchmarks.md); tests/fixtures/insertbench-counters.txt is the client
 output of a query step against the release build of 10.11.18.
 
 The steps (plan_steps()), in order, on one table that they share:
@@ -665,3 +665,88 @@ def relative_table(results_by_arm, base_arm=None, pairs=()):
         out.append((f"insert-benchmark: each arm against the same arm on the other server "
                     f"({what})", *ratios(pairs)))
     return out
+
+
+class Runs:
+    """insert-benchmark's runs: a part of bench.Bench (its plan(),
+    run_arm(), step(), log(), ...)."""
+
+    def insert_benchmark(self):
+        """The Insert Benchmark (insertbench): each arm in turn (rotated per
+        repeat) runs every step on a table of its own, prepared afresh; the
+        steps of an arm share the table. Arms: unthrottled and each throttle
+        at each target, as backlog-vs-lag (a stock server: formula only)."""
+        from .plan import rotate
+        from .scenarios import ib_plan
+        name = SCENARIO
+        steps = ib_plan(self.args)
+        lags = self.args.lags or self.pick(name, "lags")
+        self.start_all()
+        first = steps[0]
+        self.log(f"== {name}: 1 table of {first['table_rows']:,} rows, {first['writers']} "
+                 f"writer(s), {steps[-1]['readers']} reader(s) in the query steps, "
+                 f"{' '.join(s['name'] for s in steps)}, query steps {steps[-1]['seconds']}s"
+                 + (f", {' '.join(self.sb_for(LUA))}"
+                    if self.sb_for(LUA) else "")
+                 + f", {self.args.repeats} repeat(s); about "
+                 f"{estimated_seconds(steps) / 60:.0f} min per arm (estimate)")
+        for r in range(1, self.args.repeats + 1):
+            arms = [(t, arm, st, None) for t, arm, st in
+                    self.plan(name, fixed=self.unthrottled)]
+            for lag in lags:
+                arms += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
+            # rotate whole arms: each arm runs all its steps in order
+            for t, arm, st, extra in rotate(arms, r):
+                t.prepared = None       # a fresh table: drop sbtest and prepare again
+                for i, step in enumerate(steps):
+                    if self.ib_step(t, arm, st, step, r, extra) is None:
+                        # the later steps need this one's table: not run
+                        left = [s["name"] for s in steps[i + 1:]]
+                        if left:
+                            self.log(f"  {name} {t.arm(arm)} #{r}: not running "
+                                     f"{' '.join(left)} (they follow a failed step)")
+                        break
+
+    def ib_step(self, t, arm, settings, step, repeat, extra=None):
+        """One step of the Insert Benchmark for one arm: a run_arm() with
+        the step's options, its counters parsed, the database's size taken
+        once the server is down, and its row of the tables."""
+        from .report import fmt
+        name = SCENARIO
+        at = t.arm(arm).at(step["name"])       # its name: ARM@STEP
+
+        def parse(text):
+            try:
+                return {"ib": parse_ib_output(text)}
+            except ValueError as e:
+                self.log(f"  {name} {at}: the script's counters "
+                         f"do not parse: {e}")
+                return {"ib": None}
+
+        res = self.run_arm(t, name, arm.at(step["name"]), settings, LUA, 1,
+                           step["table_rows"], step["threads"], step["time_limit"], repeat,
+                           extra=dict(extra or {}, ib_step=step["name"]),
+                           options=sysbench_options(step), parse=parse)
+        if res is None:
+            return None
+        if self.attach:
+            # no data directory here: the table's tablespace as the server
+            # reports it, the system and undo tablespaces not
+            res["db_bytes"] = None
+            size = t.server.value("SELECT SUM(FILE_SIZE) FROM information_schema."
+                                  "INNODB_SYS_TABLESPACES WHERE NAME LIKE "
+                                  f"'{self.attach.db}/%'")
+            res["table_bytes"] = int(size) if size not in (None, "NULL") else None
+        else:
+            res["db_bytes"] = db_bytes(t.server.datadir)
+            res["table_bytes"] = db_bytes(t.server.datadir, system=False)
+        row = res["ib_row"] = step_row(step, str(t.arm(arm)), res)
+        c = res.get("ib") or {}
+        if step["rows"] and c.get("rows_inserted", 0) < step["rows"]:
+            self.log(f"  {name} {at}: only "
+                     f"{fmt(c.get('rows_inserted', 0))} of {fmt(step['rows'])} rows in "
+                     f"within {step['time_limit']}s")
+        self.log(f"  {name} {at} #{repeat}: inserts/s "
+                 f"{fmt(row['inserts_per_s'])} queries/s {fmt(row['queries_per_s'])}"
+                 + (f" writers {row['sustained']}" if row["sustained"] else ""))
+        return res

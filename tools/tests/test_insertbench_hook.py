@@ -13,7 +13,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from purgebench import bench, insertbench as ib, report, sysbench  # noqa: E402
+from purgebench import bench, insertbench as ib, report, scenarios, sysbench  # noqa: E402
 from purgebench.plan import Arm  # noqa: E402
 import test_purgebench as tp  # noqa: E402
 from test_insertbench import line  # noqa: E402
@@ -229,12 +229,12 @@ class OptionTest(unittest.TestCase):
     def test_rows_time_and_threads_size_the_plan(self):
         a = bench.parse_args(["insert-benchmark", "--rows", "10000", "--time", "3",
                               "--threads", "1"])
-        plan = {s["name"]: s for s in bench.ib_plan(a)}
+        plan = {s["name"]: s for s in scenarios.ib_plan(a)}
         self.assertEqual(10000, plan["l.i0"]["table_rows"])
         self.assertEqual((4000, 1000), (plan["l.i1"]["rows"], plan["l.i2"]["rows"]))
         self.assertEqual((3, 2, 1, 1), tuple(plan["qp1000"][k] for k in (
             "seconds", "threads", "writers", "readers")))
-        default = {s["name"]: s for s in bench.ib_plan(bench.parse_args(["insert-benchmark"]))}
+        default = {s["name"]: s for s in scenarios.ib_plan(bench.parse_args(["insert-benchmark"]))}
         self.assertEqual(ib.SIZES[False]["table_rows"], default["l.i0"]["rows"])
         self.assertEqual(2, default["l.i1"]["writers"])
 
@@ -353,7 +353,7 @@ class RunArmTest(unittest.TestCase):
                 os.path.join(self.tmp, "out"), "--rows", "10000", "--time", "3"] + list(argv)
         b = bench.Bench(bench.parse_args(argv))
         t = b.targets[0]
-        plan = {s["name"]: s for s in bench.ib_plan(b.args)}
+        plan = {s["name"]: s for s in scenarios.ib_plan(b.args)}
         with mock.patch("builtins.print"):
             b.start_all()
             sbtest = os.path.join(t.server.datadir, "sbtest")
