@@ -186,6 +186,7 @@ class Queries:
     (a PyMySQL connection serves one thread at a time). Each connects when
     first used, and again when the server no longer answers on it (a ping
     first: the server restarted, or a timed-out statement broke it)."""
+    timeout = 3600      # seconds a statement may take unless query() says
 
     def __init__(self):
         import threading
@@ -228,10 +229,10 @@ class Queries:
         """Run SQL (statements split at ';', which the harness's own never
         hold elsewhere); rows of the last as lists of strings, NULL as
         'NULL' (as the mariadb client's batch output). timeout: seconds to
-        wait for an answer (default an hour)."""
+        wait for an answer (default self.timeout)."""
         with self.lock:
             self.db = self._live(self.db)
-            return run_sql(self.db, sql, timeout)
+            return run_sql(self.db, sql, timeout or self.timeout)
 
     def value(self, sql):
         rows = self.query(sql)
@@ -279,6 +280,7 @@ def run_sql(db, sql, timeout=None):
 class Server(Queries):
     """One mariadbd on its own data directory, reachable over a socket; the
     harness's statements go over PyMySQL as root (Queries)."""
+    timeout = 60        # as long as a statement of the harness takes here
 
     def __init__(self, inst, workdir, options=None, allow_nonempty=False, tcp_port=None):
         Queries.__init__(self)

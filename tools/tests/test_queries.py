@@ -102,6 +102,15 @@ class QueriesTest(unittest.TestCase):
         self.assertEqual("root", FakeDb.made[0].kw["user"])
         self.assertEqual(["SELECT 1", "SELECT @@x"], FakeDb.made[0].sent)
 
+    def test_how_long_a_statement_may_take(self):
+        self.srv.query("SELECT 1")
+        self.assertEqual(60, FakeDb.made[0]._read_timeout)     # as the client's was
+        self.srv.query("SELECT 1", timeout=600)
+        self.assertEqual(600, FakeDb.made[0]._read_timeout)
+        srv = server.AttachedServer(server.Conn(host="h", port=1))
+        srv.query("SELECT 1")
+        self.assertEqual(3600, FakeDb.made[-1]._read_timeout)
+
     def test_statements_split_and_the_last_answers(self):
         self.srv.query("DROP DATABASE IF EXISTS d; SELECT 1")
         self.assertEqual(["DROP DATABASE IF EXISTS d", "SELECT 1"], FakeDb.made[0].sent)
