@@ -366,8 +366,8 @@ def target_sentences(sc, key, blv):
             servers.append(r.get("server"))
     for server in servers:
         mine = [r for r in blv if r.get("server") == server]
-        prefix = f"{server}:" if server else ""
-        un = [r for r in mine if arm_of(r) == Arm("unthrottled", server=server or "")]
+        unthrottled = Arm("unthrottled", server=server or "")
+        un = [r for r in mine if arm_of(r) == unthrottled]
         for lag in sorted({r["lag"] for r in mine if r.get("lag")}):
             at = [r for r in mine if r.get("lag") == lag]
             arms = []
@@ -377,10 +377,10 @@ def target_sentences(sc, key, blv):
             lines = []
             if un:
                 h = med(un, "history_p95")
-                lines.append(f"{prefix}unthrottled: history p95 {fmt(h)} "
+                lines.append(f"{unthrottled}: history p95 {fmt(h)} "
                              f"({h / lag:.2f}x the target), {fmt(med(un, key))} {unit}, "
                              f"latency p95 {ms(med(un, 'lat_p95_ms'))}."
-                             if h is not None else f"{prefix}unthrottled: no history samples.")
+                             if h is not None else f"{unthrottled}: no history samples.")
             for arm in arms:
                 rs = [r for r in at if r["arm"] == arm]
                 h = med(rs, "history_p95")
