@@ -18,6 +18,7 @@ repeat."""
 
 import dataclasses
 import re
+from typing import Optional
 
 from .scenarios import DEFAULT_SWITCH, LABEL_RE, STEP_SCENARIOS
 
@@ -38,9 +39,9 @@ class Arm:
     [SERVER:]NAME[+drainN][@LAG][@STEP]; parse() reads it back (for
     results saved before the Arm existed too)."""
     name: str
-    lag: int = None
-    drain: int = None
-    step: str = None
+    lag: Optional[int] = None
+    drain: Optional[int] = None
+    step: Optional[str] = None
     server: str = ""
 
     def __str__(self):
