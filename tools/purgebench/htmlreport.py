@@ -149,7 +149,9 @@ def blocks(lines):
             rows = [split_row(lines[i])]
             i += 2
             while i < len(lines) and lines[i].startswith("|"):
-                rows.append([legacy_cell(c) for c in split_row(lines[i])])
+                # as Python-Markdown reads a row: as many cells as the header
+                row = split_row(lines[i])[:len(rows[0])]
+                rows.append([legacy_cell(c) for c in row + [""] * (len(rows[0]) - len(row))])
                 i += 1
             out.append({"table": {"header": rows[0], "rows": rows[1:]}})
             continue
@@ -200,11 +202,17 @@ def data_uri(path):
 
 
 def _processor(markdown):
-    """A Python-Markdown tree processor: colours a relative value in prose."""
+    """A Python-Markdown tree processor: colours a relative value in prose;
+    an image in prose is left as its text (the page loads nothing but the
+    plots of its own directory, and those in their own blocks)."""
     class Page(markdown.treeprocessors.Treeprocessor):
         def run(self, root):
             for strong in list(root.iter("strong")):
                 colour_inline(strong)
+            for img in list(root.iter("img")):
+                img.tag = "span"
+                img.text = f"(image {img.get('src', '')})"
+                img.attrib.clear()
             return root
     return Page
 

@@ -218,6 +218,19 @@ class ReportHtmlTest(Workdir):
         self.assertNotIn("<script>", text)
         self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;x&lt;/b&gt;", text)
 
+    def test_an_image_in_prose_is_not_loaded(self):
+        d = self.copy("default-256")
+        with open(os.path.join(d, "summary.md")) as f:
+            text = f.read()
+        with open(os.path.join(d, "summary.md"), "w") as f:
+            f.write(text.replace("# purgebench report\n",
+                                 "# purgebench report\n\n![x](http://example.invalid/x.png)\n", 1))
+        path, _ = htmlreport.write_report(d)
+        with open(path) as f:
+            page = Page(f.read())
+        self.assertEqual([], page.images)
+        self.assertIn("(image http://example.invalid/x.png)", page.answer_text)
+
     def test_not_a_results_directory(self):
         with self.assertRaisesRegex(htmlreport.ReportError, "no summary.md"):
             htmlreport.write_report(self.tmp)
