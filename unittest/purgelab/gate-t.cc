@@ -280,6 +280,86 @@ TEST(Gate, ConnectionStateIsZeroInitialisable)
   std::memset(static_cast<void*>(&c), 0, sizeof c);
   EXPECT_EQ(0u, c.ticket.since);
   EXPECT_FALSE(c.owes_wait);
+  EXPECT_FALSE(c.admitted);
+  EXPECT_EQ(nullptr, c.waiter);
+  /* a fresh connection passes unless it may write under a limit */
+  EXPECT_EQ(point_action::PASS, at_point(c, false, true));
+  EXPECT_EQ(point_action::PASS, at_point(c, true, false));
+  EXPECT_EQ(point_action::ADMIT, at_point(c, true, true));
+}
+
+TEST(Gate, AConnectionPerTransactionIsLetInBeforeItsStatement)
+{
+  /* connect, one autocommit INSERT under a limit, disconnect: the gate is
+  met before the statement, and the commit owes nothing that the
+  disconnect would let escape */
+  connection c{};
+  ASSERT_EQ(point_action::ADMIT, at_point(c, true, true));
+  c.admitted= true;                     /* let in under the limit */
+  c.ticket.since= 1;
+  /* the statement's commit gave the ticket back */
+  c.ticket.since= 0;
+  trx_ended(c, true, true);
+  EXPECT_FALSE(c.owes_wait);
+  EXPECT_FALSE(c.admitted);
+  /* its next statement is let in again */
+  EXPECT_EQ(point_action::ADMIT, at_point(c, true, true));
+}
+
+TEST(Gate, EveryReadWriteTransactionPassesTheGateOnce)
+{
+  /* let in before: no wait after */
+  connection c{};
+  c.admitted= true;
+  trx_ended(c, true, true);
+  EXPECT_FALSE(c.owes_wait);
+
+  /* not let in before (it held a read view or metadata locks when it
+  first wrote, or no limit was in force then): it owes a wait after */
+  trx_ended(c, true, true);
+  EXPECT_TRUE(c.owes_wait);
+  /* paid at the next point where it holds nothing, whatever follows */
+  EXPECT_EQ(point_action::PAY, at_point(c, false, false));
+  EXPECT_EQ(point_action::PAY, at_point(c, true, true));
+
+  /* a read-only or rolled back transaction owes nothing */
+  connection r{};
+  trx_ended(r, false, true);
+  EXPECT_FALSE(r.owes_wait);
+  /* nor does any commit without a target */
+  trx_ended(r, true, false);
+  EXPECT_FALSE(r.owes_wait);
+}
+
+TEST(Gate, APaymentWithoutATicketLeavesTheAdmissionDue)
+{
+  /* a connection that owes a wait (its commit came while no limit was in
+  force, or while its path was exempt) at a statement that may write while
+  a limit is in force: it pays first; if that brought no ticket (no limit
+  then), the statement is let in on its own */
+  connection c{};
+  c.owes_wait= true;
+  ASSERT_EQ(point_action::PAY, at_point(c, true, true));
+  c.owes_wait= false;                   /* paid, without a ticket */
+  EXPECT_EQ(point_action::ADMIT, at_point(c, true, true));
+  /* paid with a ticket: that covers the statement's transaction */
+  c.ticket.since= 7;
+  EXPECT_EQ(point_action::PASS, at_point(c, true, true));
+}
+
+TEST(Gate, AStatementThatDoesNotWriteIsNotHeld)
+{
+  connection c{};
+  /* a SELECT, SHOW, SET, CALL (its statements are met one by one) or the
+  end of a command passes while the connection owes nothing */
+  EXPECT_EQ(point_action::PASS, at_point(c, false, true));
+  /* a connection that holds a ticket (let in, its transaction not ended)
+  is not let in twice */
+  c.ticket.since= 5;
+  EXPECT_EQ(point_action::PASS, at_point(c, true, true));
+  c.ticket.since= 0;
+  c.admitted= true;
+  EXPECT_EQ(point_action::PASS, at_point(c, true, true));
 }
 
 TEST(Gate, AWaiterWaitsWhileTheQueueMoves)

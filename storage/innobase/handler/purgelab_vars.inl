@@ -25,59 +25,86 @@ PURGELAB_STATUS_VARIABLES in its arrays).
 
 #include "srv0purgelab.h"
 #include "trx0drain.h"
-#include "sql_parse.h"                  /* engine_idle_wait_hook */
+#include "trx0trx.h"
+
+/* Relay_log_info::abort_slave; the server's headers are not clean under
+InnoDB's -Wconversion */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#include "rpl_rli.h"
+#pragma GCC diagnostic pop
 
 extern handlerton *innodb_hton_ptr;
+static trx_t *thd_to_trx(THD *thd);
+static trx_t *check_trx_exists(THD *thd);
 
-/** engine_idle_wait_hook: a connection finished a command and holds no
-transaction, no table locks and no metadata locks */
-static void purgelab_idle(THD *thd)
+/** @return whether a replica applier was asked to stop (STOP SLAVE,
+shutdown): that signals no condition and sets no kill level, so a waiting
+applier polls this */
+static bool purgelab_replica_stopping(THD *thd)
 {
-  purge_throttle_idle(thd, static_cast<trx_t*>
-                      (thd_get_ha_data(thd, innodb_hton_ptr)));
+  return !thd->rgi_slave || thd->rgi_slave->rli->abort_slave;
 }
 
-/** Install the hook in which a connection takes a wait it owes only while
-the adaptive throttle has a target: without one, a command pays one
-predictable branch (sql_parse.cc) and nothing else */
-static void purgelab_set_hook()
+/** handlerton::wait_point: the connection is at a point where it holds no
+transaction, no table locks and no metadata locks (before a statement,
+after a command, before a replicated event group); it may wait there at the
+adaptive throttle's gate.  Without a target this is one load and branch.
+@param thd        the connection
+@param may_write  it is about to run a statement, or apply an event group,
+                  that may start a read-write transaction */
+static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
 {
-  engine_idle_wait_hook=
-    innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE && srv_max_purge_lag
-    ? purgelab_idle : nullptr;
+  if (innodb_purge_throttle != PURGE_THROTTLE_ADAPTIVE || !srv_max_purge_lag)
+    return;
+  /* replica appliers go through unless innodb_purge_throttle_replica */
+  if (thd->slave_thread && !innodb_purge_throttle_replica)
+    return;
+  trx_t *trx= thd_to_trx(thd);
+  /* InnoDB's transaction has not started: no read view, no locks, nothing
+  that purge or another connection waits for */
+  if (trx && trx->state != TRX_STATE_NOT_STARTED)
+    return;
+  if (!purge_throttle_point_waits(trx ? &trx->throttle : nullptr, may_write))
+    return;
+  /* a connection's first transaction: its place at the gate, and
+  innobase_kill_query() for it, need its trx_t */
+  if (!trx)
+    trx= check_trx_exists(thd);
+  purge_throttle_wait_point(thd, trx->throttle, may_write,
+                            thd->slave_thread ? purgelab_replica_stopping
+                            : nullptr);
 }
 
 /** Start the fork's throttle (innodb_init(), before srv_start()): its latch,
-and the hook in which a connection takes a wait it owes */
+and the handlerton's wait_point, at which a connection meets the gate */
 static void purgelab_init()
 {
   purge_throttle_init();
-  purgelab_set_hook();
+  innodb_hton_ptr->wait_point= purgelab_wait_point;
 }
 
 /** Stop it (InnoDB shutdown, once no connection and no purge runs) */
 static void purgelab_deinit()
 {
-  engine_idle_wait_hook= nullptr;
   purge_throttle_deinit();
 }
 
-/** Update innodb_purge_throttle: let every waiting connection in */
+/** Update innodb_purge_throttle, innodb_max_purge_lag or
+innodb_purge_throttle_replica: let every waiting connection in */
+template<typename T>
 static void purgelab_update_throttle(THD *, st_mysql_sys_var *, void *var,
                                      const void *save)
 {
-  *static_cast<ulong*>(var)= *static_cast<const ulong*>(save);
-  purgelab_set_hook();
+  *static_cast<T*>(var)= *static_cast<const T*>(save);
   purge_throttle_mode_changed();
 }
 
 /** Update innodb_max_purge_lag: let every waiting connection in */
-static void purgelab_update_max_purge_lag(THD *, st_mysql_sys_var *,
+static void purgelab_update_max_purge_lag(THD *thd, st_mysql_sys_var *sv,
                                           void *var, const void *save)
 {
-  *static_cast<ulong*>(var)= *static_cast<const ulong*>(save);
-  purgelab_set_hook();
-  purge_throttle_mode_changed();
+  purgelab_update_throttle<ulong>(thd, sv, var, save);
 }
 
 static MYSQL_SYSVAR_BOOL(purge_coupled_throttle, innodb_purge_coupled_throttle,
@@ -100,14 +127,26 @@ static MYSQL_SYSVAR_ENUM(purge_throttle, innodb_purge_throttle,
   " formula (upstream's: a per-row delay growing with the history length,"
   " capped by innodb_max_purge_lag_delay) or adaptive (a feedback controller"
   " that holds the history near innodb_max_purge_lag by limiting the rate"
-  " of read-write commits: after a read-write commit a connection waits for"
-  " its slot once its command has ended outside a transaction, as long as"
-  " the queue moves (KILL ends the wait; a gate that lets nobody in for"
-  " 1 second lets its waiters go), ignoring innodb_max_purge_lag_delay and"
-  " never while purge cannot progress). Either acts only while"
-  " innodb_max_purge_lag is set",
-  NULL, purgelab_update_throttle, PURGE_THROTTLE_ADAPTIVE,
+  " of read-write transactions: a connection waits for its turn where it"
+  " holds no locks and no read view, before a statement that changes data"
+  " or, if it held something then, after its commit; the wait lasts as"
+  " long as the queue ahead of it takes at the limit, without a fixed"
+  " bound, and ends at once on KILL, a change of this variable,"
+  " innodb_max_purge_lag or innodb_purge_throttle_replica, at shutdown,"
+  " or when nobody was let in for 1 second; ignoring"
+  " innodb_max_purge_lag_delay and never while purge cannot progress)."
+  " Either acts only while innodb_max_purge_lag is set",
+  NULL, purgelab_update_throttle<ulong>, PURGE_THROTTLE_ADAPTIVE,
   &purge_throttle_typelib);
+
+static MYSQL_SYSVAR_BOOL(purge_throttle_replica, innodb_purge_throttle_replica,
+  PLUGIN_VAR_OPCMDARG,
+  "Whether innodb_purge_throttle=adaptive also holds replica appliers (the"
+  " replica SQL thread and parallel workers), before each event group. OFF"
+  " (default): a lagging replica catches up at full speed and its history"
+  " may exceed innodb_max_purge_lag meanwhile; ON: the history is held at"
+  " innodb_max_purge_lag and replication may lag instead",
+  NULL, purgelab_update_throttle<my_bool>, FALSE);
 
 static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
   PLUGIN_VAR_OPCMDARG,
@@ -130,6 +169,7 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   MYSQL_SYSVAR(purge_coupled_throttle),                                 \
   MYSQL_SYSVAR(purge_drain_rsegs),                                      \
   MYSQL_SYSVAR(purge_throttle),                                         \
+  MYSQL_SYSVAR(purge_throttle_replica),                                 \
   MYSQL_SYSVAR(undo_log_compact_init),
 
 /** SHOW STATUS of a value that a function computes when it is read

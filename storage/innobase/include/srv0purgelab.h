@@ -45,6 +45,10 @@ extern my_bool innodb_purge_coupled_throttle;
 enum purge_throttle_mode { PURGE_THROTTLE_FORMULA= 0, PURGE_THROTTLE_ADAPTIVE };
 extern ulong innodb_purge_throttle;
 
+/** innodb_purge_throttle_replica: the adaptive throttle holds replica
+appliers too (the SQL thread and the parallel workers) */
+extern my_bool innodb_purge_throttle_replica;
+
 /** innodb_undo_log_compact_init: log the creation of an undo page with the
 compact UNDO_INIT record (default ON), or with generic writes (OFF) */
 extern my_bool innodb_undo_log_compact_init;
@@ -182,9 +186,11 @@ throttle that have not ended their transaction yet; some may have expired) */
 uint purge_throttle_tickets() noexcept;
 
 /** A connection's transaction ended (innobase_commit(), innobase_rollback()
-of the whole transaction): give its admission ticket back at once, and
-after a read-write commit in the adaptive mode note that it owes a wait at
-the gate, which it takes once it holds nothing (purge_throttle_idle()).
+of the whole transaction): give its admission ticket back at once.  After a
+read-write commit in the adaptive mode of a transaction that the gate had
+not let in under a limit, note that the connection owes a wait, which it
+takes at the next point where it holds nothing
+(purge_throttle_wait_point()).
 @param c             the connection's place (trx_t::throttle)
 @param wrote_commit  the transaction wrote a commit record (trx_t::commit_lsn
                      was set, also when the leader of a binlog group commit
@@ -197,17 +203,42 @@ it owes no wait any more.
 @param c  the connection's place (trx_t::throttle) */
 void purge_throttle_connection_end(purge_throttle::connection &c) noexcept;
 
-/** The server's engine_idle_wait_hook (sql/sql_parse.cc): a connection
-finished a command and holds no transaction, no table locks and no metadata
-locks.  If it owes a wait and a commit rate limit is in force, it waits at
-the gate until let in for its next transaction, as long as the queue moves
-(gate::give_up_at()); KILL ends the wait, the processlist shows "Waiting
-for purge to catch up".
-@param thd  the connection
-@param trx  its InnoDB transaction object (nullptr: none) */
-void purge_throttle_idle(THD *thd, trx_t *trx) noexcept;
+/** Whether a connection must go through the gate at a point where it holds
+nothing (cheap; without a latch): it owes a wait, or it may start a
+read-write transaction while a limit is in force and was not let in yet.
+@param c          its place (nullptr: it has no InnoDB transaction object)
+@param may_write  it is about to run a statement, or apply an event group,
+                  that may start a read-write transaction */
+bool purge_throttle_point_waits(const purge_throttle::connection *c,
+                                bool may_write) noexcept;
 
-/** innodb_purge_throttle or innodb_max_purge_lag changed: open the gate,
+/** handlerton::wait_point of InnoDB, once purge_throttle_point_waits():
+the connection holds no transaction that has a read view or locks, no table
+locks and no metadata locks.  It pays a wait that it owes, or is let in
+before a transaction that may write (purge_throttle::at_point()).  If the
+gate has no room it waits, first come first served, until the gate lets it
+in; that lasts as long as the queue ahead of it takes at the commit rate
+limit, without a fixed bound, and ends at once on KILL
+(purge_throttle_kill()), on a mode change, at shutdown, and when the gate
+has let nobody in for admission_gate::MAX_WAIT.  The processlist shows
+"Waiting for purge to catch up".
+@param thd        the connection
+@param c          its place (trx_t::throttle)
+@param may_write  as for purge_throttle_point_waits()
+@param stopping   nullptr, or whether the thread was asked to stop without
+                  a KILL (a replica applier: STOP SLAVE, shutdown), polled
+                  while it waits */
+void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
+                               bool may_write, bool (*stopping)(THD*))
+  noexcept;
+
+/** KILL of a connection (innobase_kill_query(), after the kill level was
+set): wake it if it waits at the gate.
+@param c  its place (trx_t::throttle) */
+void purge_throttle_kill(purge_throttle::connection &c) noexcept;
+
+/** innodb_purge_throttle, innodb_max_purge_lag or
+innodb_purge_throttle_replica changed: open the gate,
 letting every waiting connection in at once; the next purge batch publishes
 a limit for the new setting. */
 void purge_throttle_mode_changed() noexcept;

@@ -34,17 +34,77 @@ srv0purgelab.cc applies it with the server's latch, conditions and clock.
 namespace purge_throttle
 {
 
+struct gate_waiter;
+
 /** A connection's place at the gate.  Lives in the connection's trx_t, which
 is reused across its transactions and zero-initialised: all zero is "holds
-no ticket, owes no wait". */
+no ticket, owes no wait, was not let in, does not wait". */
 struct connection
 {
   /** the slot that the gate let the connection run in (since == 0: none) */
   admission_gate::ticket ticket;
-  /** the connection committed a read-write transaction since it was last
-  let in: it waits at the gate once it holds nothing (end of its command) */
+  /** the connection committed a read-write transaction that the gate had not
+  let in under a limit before it started: it waits at the gate at the next
+  point where it holds nothing (owes_after_commit()) */
   bool owes_wait;
+  /** the gate let the connection in under a limit (or a test's forced
+  queue) for the transaction that it runs or starts next: that
+  transaction's commit owes no wait; cleared when a transaction ends */
+  bool admitted;
+  /** while the connection waits at the gate: its waiter, so that KILL can
+  wake it (read and written under the gate's latch) */
+  gate_waiter *waiter;
 };
+
+/** What a connection does at a point where it holds nothing: no
+transaction that has a read view or locks, no table locks, no metadata
+locks (handlerton::wait_point) */
+enum class point_action
+{
+  /** nothing: go on */
+  PASS,
+  /** pay the wait that an earlier read-write commit owes */
+  PAY,
+  /** be let in before a transaction that may write, while a limit is in
+  force: its commit will owe nothing */
+  ADMIT
+};
+
+/** Decide what a connection does at a point where it holds nothing.  Every
+read-write transaction passes the gate once while a limit is in force:
+before it starts where the connection holds nothing then (a statement that
+changes data, outside a transaction or first in one; a replicated event
+group), else after its commit, at the next such point (the end of the
+command, the next statement).
+@param c          the connection's place
+@param may_write  the connection is about to run a statement, or apply an
+                  event group, that may start a read-write transaction
+@param in_force   a commit rate limit is in force (or a test forces the
+                  gate to queue)
+@return the action */
+inline point_action at_point(const connection &c, bool may_write,
+                             bool in_force) noexcept
+{
+  if (c.owes_wait)
+    return point_action::PAY;
+  if (may_write && in_force && !c.admitted && !c.ticket.since)
+    return point_action::ADMIT;
+  return point_action::PASS;
+}
+
+/** A connection's transaction ended: whether its commit owes a wait, and
+what it keeps for the next transaction.
+@param c             the connection's place (admitted is cleared)
+@param wrote_commit  the transaction wrote a commit record
+@param throttling    the adaptive throttle has a target (and applies to the
+                     connection) */
+inline void trx_ended(connection &c, bool wrote_commit, bool throttling)
+  noexcept
+{
+  if (wrote_commit && throttling && !c.admitted)
+    c.owes_wait= true;
+  c.admitted= false;
+}
 
 /** A connection waiting at the gate.  Allocated on the waiting thread's
 stack; linked into gate::m_head..m_tail while it waits, so that queueing

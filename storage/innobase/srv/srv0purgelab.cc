@@ -37,23 +37,15 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include "ha_prototypes.h"
 #include <debug_sync.h>
 #include <mysql/service_thd_wait.h>
-#include "mysql/psi/mysql_stage.h"
+#include <mysql/service_progress_report.h>
 
 #include <algorithm>
 #include <chrono>
 #include <thread>
 
-/* sql/sql_class.h declares these for the server only (MYSQL_SERVER) */
-void thd_enter_cond(MYSQL_THD thd, mysql_cond_t *cond, mysql_mutex_t *mutex,
-                    const PSI_stage_info *stage, PSI_stage_info *old_stage,
-                    const char *src_function, const char *src_file,
-                    int src_line);
-void thd_exit_cond(MYSQL_THD thd, const PSI_stage_info *stage,
-                   const char *src_function, const char *src_file,
-                   int src_line);
-
 my_bool innodb_purge_coupled_throttle= TRUE;
 ulong innodb_purge_throttle= PURGE_THROTTLE_ADAPTIVE;
+my_bool innodb_purge_throttle_replica= FALSE;
 my_bool innodb_undo_log_compact_init= TRUE;
 uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
@@ -75,11 +67,7 @@ static PSI_cond_info purge_throttle_conds[]=
 #endif
 
 /** The processlist state of a connection waiting at the gate */
-static PSI_stage_info stage_purge_throttle_wait=
-{0, "Waiting for purge to catch up", 0};
-#ifdef HAVE_PSI_INTERFACE
-static PSI_stage_info *purge_throttle_stages[]= {&stage_purge_throttle_wait};
-#endif
+static const char purge_throttle_wait_state[]= "Waiting for purge to catch up";
 
 /** A connection waiting at the gate, on its own stack */
 struct server_waiter : purge_throttle::gate_waiter
@@ -170,7 +158,22 @@ struct purge_throttle_sys_t
     mysql_mutex_unlock(&mutex);
   }
 
-  void admit(THD *thd, purge_throttle::admission_gate::ticket &t) noexcept;
+  bool admit(THD *thd, purge_throttle::connection &c, bool pay,
+             bool (*stopping)(THD*)) noexcept;
+
+  /** Wake a connection that waits at the gate (KILL). */
+  void kill(purge_throttle::connection &c) noexcept
+  {
+    if (!initialised)
+      return;
+    /* always under the latch: the waiter tests thd_kill_level() under it
+    after publishing c.waiter, and KILL set the level before calling us */
+    mysql_mutex_lock(&mutex);
+    ut_ad(owns());
+    if (c.waiter)
+      signal_waiter(*c.waiter);
+    mysql_mutex_unlock(&mutex);
+  }
 };
 
 static purge_throttle_sys_t purge_throttle_sys;
@@ -346,25 +349,34 @@ uint purge_throttle_gate_waiting() noexcept
 uint purge_throttle_tickets() noexcept
 { return purge_throttle_sys.gate.tickets(); }
 
-/** Let a connection that owes a wait in: at once if the gate has room,
-else after waiting (killable, visible in the processlist) until the gate
-lets it in or until gate::give_up_at().
+/** Let a connection in at a point where it holds nothing: at once if the
+gate has room, else after waiting (killable, visible in the processlist)
+until the gate lets it in or until gate::give_up_at().
 @param thd  the connection, which holds no transaction and no locks
-@param t    its ticket */
-void purge_throttle_sys_t::admit(THD *thd,
-                                 purge_throttle::admission_gate::ticket &t)
-  noexcept
+@param c    its place at the gate
+@param pay  it pays a wait that an earlier commit owes (else it is let in
+            before a transaction that may write)
+@param stopping  nullptr, or a test whether the thread was asked to stop
+            without a KILL (STOP SLAVE), polled every POLL_MAX
+@return whether a limit was in force (or a test forced the queue): let in
+before a transaction, its commit owes no wait */
+bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
+                                 bool pay, bool (*stopping)(THD*)) noexcept
 {
   /* mtr: queue at the gate without a limit (let in only by a mode change,
-  KILL or after MAX_WAIT), take a ticket without a limit, wait unbounded */
-  const bool must_wait= DBUG_IF("purge_throttle_must_wait");
+  KILL or after MAX_WAIT) when paying a wait (must_wait) or before a
+  transaction (must_admit), take a ticket without a limit, wait unbounded */
+  const bool must_wait= pay ? DBUG_IF("purge_throttle_must_wait")
+    : DBUG_IF("purge_throttle_must_admit");
   const bool take_ticket= DBUG_IF("purge_throttle_take_ticket");
+  purge_throttle::admission_gate::ticket &t= c.ticket;
   /* the end of its transaction gave the ticket back */
   ut_ad(!t.since);
   const ulonglong start= my_interval_timer();
+  const bool limited= must_wait || gate.in_force(start, purge_runs());
   if (!initialised || srv_shutdown_state != SRV_SHUTDOWN_NONE ||
-      (!must_wait && !take_ticket && !gate.in_force(start, purge_runs())))
-    return;
+      (!limited && !take_ticket))
+    return false;
   mysql_mutex_lock(&mutex);
   ut_ad(owns());
   if (take_ticket)
@@ -372,7 +384,7 @@ void purge_throttle_sys_t::admit(THD *thd,
   const bool in= closed || (!must_wait && gate.try_enter(start, t));
   mysql_mutex_unlock(&mutex);
   if (in)
-    return;
+    return limited;
   /* the waiter's condition is created outside the latch */
   server_waiter w{t};
   mysql_mutex_lock(&mutex);
@@ -380,7 +392,7 @@ void purge_throttle_sys_t::admit(THD *thd,
   if (closed || (!must_wait && gate.try_enter(my_interval_timer(), t)))
   {
     mysql_mutex_unlock(&mutex);
-    return;
+    return limited;
   }
   gate.enqueue(w);
   mysql_mutex_unlock(&mutex);
@@ -395,26 +407,31 @@ void purge_throttle_sys_t::admit(THD *thd,
   DEBUG_SYNC_C("purge_throttle_gate_wait");
   const bool unbounded= DBUG_IF("purge_throttle_wait_unbounded");
   const ulonglong queued= my_interval_timer();
-  PSI_stage_info old_stage;
+  const char *old_state= thd_proc_info(thd, purge_throttle_wait_state);
   mysql_mutex_lock(&mutex);
   ut_ad(owns());
-  /* KILL (THD::awake()) signals w.cond under mutex */
-  thd_enter_cond(thd, &w.cond, &mutex, &stage_purge_throttle_wait,
-                 &old_stage, __func__, __FILE__, __LINE__);
+  /* KILL (innobase_kill_query(), purge_throttle_kill()) signals w.cond
+  under mutex, after it set the kill level */
+  c.waiter= &w;
   /* The coordinator, ending connections and mode switches let waiters in;
   one that reaches give_up_at() goes on without a ticket: DML is never
   stopped. */
-  while (!w.admitted && !closed && !thd_kill_level(thd))
+  while (!w.admitted && !closed && !thd_kill_level(thd) &&
+         !(stopping && stopping(thd)))
   {
-    if (unbounded)
+    if (unbounded && !stopping)
       mysql_cond_wait(&w.cond, &mutex);
     else
     {
       const ulonglong now= my_interval_timer();
-      ulonglong until= gate.give_up_at(queued);
+      ulonglong until= unbounded ? ~0ULL : gate.give_up_at(queued);
       if (now >= until)
         break;
-      if (gate.head() == &w)
+      /* nobody signals a STOP SLAVE: look again after POLL_MAX */
+      if (stopping)
+        until= std::min<ulonglong>(until, now + purge_throttle::POLL_MAX *
+                                   1000);
+      if (!unbounded && gate.head() == &w)
       {
         /* the commit rate lets the first waiter in as time passes; a full
         gate lets it in when someone leaves */
@@ -432,23 +449,65 @@ void purge_throttle_sys_t::admit(THD *thd,
       mysql_cond_timedwait(&w.cond, &mutex, &deadline);
     }
   }
+  c.waiter= nullptr;
   gate.dequeue(w);
   /* the next waiter is first now: it waits for the commit rate's time */
   if (const purge_throttle::gate_waiter *head= gate.head())
     signal_waiter(*const_cast<purge_throttle::gate_waiter*>(head));
-  thd_exit_cond(thd, &old_stage, __func__, __FILE__, __LINE__);
+  mysql_mutex_unlock(&mutex);
+  thd_proc_info(thd, old_state);
   thd_wait_end(thd);
   purge_throttle_stats.delayed_trx++;
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
+  return limited;
 }
 
-void purge_throttle_idle(THD *thd, trx_t *trx) noexcept
+/** @return whether the adaptive throttle has a target */
+static bool throttle_has_target() noexcept
 {
-  if (!trx || !trx->throttle.owes_wait ||
-      trx->state != TRX_STATE_NOT_STARTED)
-    return;
-  trx->throttle.owes_wait= false;
-  purge_throttle_sys.admit(thd, trx->throttle.ticket);
+  return srv_max_purge_lag && throttle_is_adaptive();
+}
+
+bool purge_throttle_point_waits(const purge_throttle::connection *c,
+                                bool may_write) noexcept
+{
+  if (c && c->owes_wait)
+    return true;
+  if (!may_write)
+    return false;
+  const bool in_force= DBUG_IF("purge_throttle_must_admit") ||
+    purge_throttle_sys.gate.in_force(my_interval_timer(), purge_runs());
+  static const purge_throttle::connection none{};
+  return purge_throttle::at_point(c ? *c : none, true, in_force) !=
+    purge_throttle::point_action::PASS;
+}
+
+void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
+                               bool may_write, bool (*stopping)(THD*))
+  noexcept
+{
+  if (purge_throttle::at_point(c, false, false) ==
+      purge_throttle::point_action::PAY)
+  {
+    /* the wait of the transaction that committed; the ticket that it may
+    bring covers the next one, whose commit owes a wait of its own */
+    c.owes_wait= false;
+    purge_throttle_sys.admit(thd, c, true, stopping);
+  }
+  /* a payment made while no limit was in force brought no ticket: a
+  transaction that may write is let in on its own */
+  if (may_write &&
+      purge_throttle::at_point(c, true,
+                               DBUG_IF("purge_throttle_must_admit") ||
+                               purge_throttle_sys.gate.in_force
+                               (my_interval_timer(), purge_runs())) ==
+      purge_throttle::point_action::ADMIT)
+    c.admitted= purge_throttle_sys.admit(thd, c, false, stopping);
+}
+
+void purge_throttle_kill(purge_throttle::connection &c) noexcept
+{
+  purge_throttle_sys.kill(c);
 }
 
 void purge_throttle_trx_end(purge_throttle::connection &c, bool wrote_commit)
@@ -456,8 +515,7 @@ void purge_throttle_trx_end(purge_throttle::connection &c, bool wrote_commit)
 {
   if (c.ticket.since)
     purge_throttle_sys.leave(c.ticket);
-  if (wrote_commit && srv_max_purge_lag && throttle_is_adaptive())
-    c.owes_wait= true;
+  purge_throttle::trx_ended(c, wrote_commit, throttle_has_target());
 }
 
 void purge_throttle_connection_end(purge_throttle::connection &c) noexcept
@@ -465,6 +523,7 @@ void purge_throttle_connection_end(purge_throttle::connection &c) noexcept
   if (c.ticket.since)
     purge_throttle_sys.leave(c.ticket);
   c.owes_wait= false;
+  c.admitted= false;
 }
 
 void purge_throttle_mode_changed() noexcept { purge_throttle_sys.open(); }
@@ -478,8 +537,6 @@ void purge_throttle_init() noexcept
                        array_elements(purge_throttle_mutexes));
   mysql_cond_register("innodb", purge_throttle_conds,
                       array_elements(purge_throttle_conds));
-  mysql_stage_register("innodb", purge_throttle_stages,
-                       array_elements(purge_throttle_stages));
 #endif
   mysql_mutex_init(purge_throttle_mutex_key, &s.mutex, nullptr);
   s.closed= false;
