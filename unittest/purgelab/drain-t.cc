@@ -109,6 +109,43 @@ TEST(RsegDrain, ForgetsSegmentsThatTablespaceTruncationTakesOver)
   EXPECT_FALSE(d.is_withheld(1));
 }
 
+/* Undo tablespace truncation withholds a whole tablespace (here the even
+segments, half of them) for many passes while every segment is busy: the
+drain at its widest still leaves new transactions N_RSEGS - MAX_WIDTH
+segments, counting what truncation withholds, and gives back what it held
+beyond that once truncation takes more. */
+TEST(RsegDrain, LeavesSegmentsWhileATablespaceIsTruncated)
+{
+  const unsigned W= rseg_drain::MAX_WIDTH;
+  rseg_drain d;
+  std::vector<bool> ours(N);
+  auto pass= [&](bool truncating)
+  {
+    for (unsigned i= 0; i < N; i++)
+    {
+      const bool trunc= truncating && i % 2 == 0;
+      const bool skip= trunc || d.is_withheld(i);
+      switch (d.visited({i, true, false, skip, trunc}, W)) {
+      case rseg_drain::WITHHOLD: ours[i]= true; break;
+      case rseg_drain::RELEASE: ours[i]= false; break;
+      case rseg_drain::KEEP: ours[i]= d.is_withheld(i); break;
+      }
+    }
+    unsigned free_segments= 0;
+    for (unsigned i= 0; i < N; i++)
+      free_segments+= !(truncating && i % 2 == 0) && !d.is_withheld(i);
+    return free_segments;
+  };
+  /* without truncation the drain may take up to MAX_WIDTH */
+  for (int p= 0; p < 4; p++)
+    EXPECT_GE(pass(false), N - W) << p;
+  EXPECT_EQ(W, d.withheld());
+  /* truncation starts and holds half the segments for 20 passes */
+  for (int p= 0; p < 20; p++)
+    EXPECT_GE(pass(true), p ? N - W : 1u) << p;
+  EXPECT_LE(d.withheld() + N / 2, W);
+}
+
 namespace
 {
 /** one pass over all segments at times start, start+1, ...; busy and

@@ -46,6 +46,7 @@ purge_truncation_task before it truncates itself).
 #ifndef trx0drain_h
 #define trx0drain_h
 
+#include <algorithm>
 #include <bitset>
 #include <cstdint>
 
@@ -94,6 +95,12 @@ public:
   {
     if (v.rseg >= N_RSEGS)
       return KEEP;
+    if (!v.rseg)
+    {
+      /* a pass starts: what others withheld in the last one is known */
+      m_others_last= m_others_now;
+      m_others_now= 0;
+    }
     if (m_withheld[v.rseg])
     {
       if (!v.skip || v.tablespace_truncating)
@@ -101,21 +108,26 @@ public:
         /* Undo tablespace truncation took the flag over, or reinitialized
         the segment and cleared it: the segment is not ours any more. */
         forget(v.rseg);
+        m_others_now+= v.skip;
         return KEEP;
       }
       /* A segment may only be given back when nobody references it
       (trx_rseg_t::clear_skip_allocation()); no new reference can appear
       while it is withheld. */
-      if (v.referenced || (v.busy && withheld() <= width))
+      if (v.referenced ||
+          (v.busy && withheld() <= width && withheld() + others() <= MAX_WIDTH))
         return KEEP;
       forget(v.rseg);
       return RELEASE;
     }
+    m_others_now+= v.skip;
     if (v.rseg != m_cursor)
       return KEEP;
     if (v.busy && !v.skip)
     {
-      if (withheld() >= width)
+      /* new transactions keep N_RSEGS - MAX_WIDTH segments, also while
+      undo tablespace truncation withholds a whole tablespace */
+      if (withheld() >= width || withheld() + others() >= MAX_WIDTH)
         return KEEP;               /* the cursor waits for a free slot */
       m_withheld.set(v.rseg);
       advance();
@@ -128,6 +140,10 @@ public:
 
   /** @return how many rollback segments are withheld */
   unsigned withheld() const noexcept { return unsigned(m_withheld.count()); }
+  /** @return how many others (undo tablespace truncation, upstream's
+  rotation) withhold: the more of the last pass and of this one so far */
+  unsigned others() const noexcept
+  { return std::max(m_others_last, m_others_now); }
   /** @return whether a rollback segment is withheld */
   bool is_withheld(unsigned rseg) const noexcept
   { return rseg < N_RSEGS && m_withheld[rseg]; }
@@ -139,6 +155,8 @@ private:
   void advance() noexcept { m_cursor= (m_cursor + 1) % N_RSEGS; }
 
   std::bitset<N_RSEGS> m_withheld;
+  /** segments that others withheld in the last pass, and in this one */
+  unsigned m_others_last= 0, m_others_now= 0;
   unsigned m_cursor= 0;
 };
 
