@@ -8,7 +8,8 @@
   embeds images (report.html with data: URIs is not kept in docs/);
 - docs/RESULTS.md is at most 250 lines, its first table's answers are at
   most 25 words each, its links to its own sections resolve, and it does
-  not speak of how the work was organised (stop or issue numbers, owners).
+  not speak of how the work was organised (stop or issue numbers, owners),
+  nor does any other page (README.md, docs/*.md).
 
 No exception for any directory: a run added later is cited like the rest."""
 
@@ -175,11 +176,12 @@ class ResultsDocs(unittest.TestCase):
         broken = sorted({a for a in re.findall(r"\]\(#([^)]+)\)", text) if a not in anchors})
         self.assertEqual(broken, [], "links of docs/RESULTS.md to sections it does not have")
 
-    def test_results_md_speaks_of_results(self):
-        with open(RESULTS_MD, encoding="utf-8") as f:
-            found = sorted({m.group(0) for m in ORGANISATION.finditer(f.read())})
-        self.assertEqual(found, [],
-                         "docs/RESULTS.md names how the work was organised; say what was measured")
+    def test_pages_speak_of_the_project(self):
+        for page in pages():
+            with open(page, encoding="utf-8") as f:
+                found = sorted({m.group(0) for m in ORGANISATION.finditer(f.read())})
+            self.assertEqual(found, [], f"{os.path.relpath(page, ROOT)} names how the work "
+                             "was organised; say what the project does or measured")
 
 
 if __name__ == "__main__":
