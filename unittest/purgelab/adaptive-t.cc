@@ -870,13 +870,16 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
     {
       if (queued_at[i] >= 0)
       {
-        /* gate::give_up_at(): MAX_WAIT after it queued or after the gate
-        last let someone in, whichever is later */
-        if (t - std::max(queued_at[i], admitted_at) <
+        /* gate::give_up_at(): the first waiter goes on MAX_WAIT after it
+        queued or after the gate last let someone in (or a waiter gave up),
+        whichever is later */
+        if (queue.front() != i ||
+            t - std::max(queued_at[i], admitted_at) <
             1e-9 * admission_gate::MAX_WAIT)
           continue;
-        queue.erase(std::find(queue.begin(), queue.end(), i));
+        queue.pop_front();
         queued_at[i]= -1;                  /* waited long enough: go on */
+        admitted_at= t;                    /* gate::gave_up() */
         work[i]= trx_work(rng);
       }
       work[i]-= speed * dt;

@@ -397,6 +397,70 @@ TEST(Gate, AWaiterWaitsWhileTheQueueMoves)
   EXPECT_EQ(0u, g.tickets());
 }
 
+/* A gate that lets nobody in for MAX_WAIT (every slot held by a
+transaction that waits for row locks) lets one waiter go per MAX_WAIT, not
+the whole queue: a queue let in at once runs outside the gate's bound, and
+its lock waits raised the holding time, which shrank the window, which
+stalled the gate again. */
+TEST(Gate, AStallLetsOneWaiterGoAtATime)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  const uint64_t now= 1000 * MS, MAX= admission_gate::MAX_WAIT;
+  limit_to(g, now, 1, log);
+  admission_gate::ticket a, b, c;
+  ASSERT_TRUE(g.try_enter(now, a));
+  gate_waiter wb{b}, wc{c};
+  g.enqueue(wb);
+  g.enqueue(wc);
+  /* both reach the same time to give up; the first goes */
+  EXPECT_EQ(now + MAX, g.give_up_at(now));
+  EXPECT_EQ(&wb, g.head());
+  g.gave_up(now + MAX);
+  g.dequeue(wb);
+  EXPECT_EQ(&wc, g.head());
+  EXPECT_EQ(1u, g.waiting());
+  /* the next one waits MAX_WAIT more */
+  EXPECT_EQ(now + 2 * MAX, g.give_up_at(now));
+  g.gave_up(now + 2 * MAX);
+  g.dequeue(wc);
+  EXPECT_EQ(0u, g.waiting());
+  EXPECT_TRUE(log.empty());
+  g.leave(now + 2 * MAX, a, recorder{&log});
+}
+
+/* A limit that the coordinator stops backing (it is stale, or purge was
+stopped) lapses: the waiters see it and open the gate, rather than wait
+one MAX_WAIT each. */
+TEST(Gate, ALapsedLimitOpensTheGate)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  const uint64_t now= 1000 * MS;
+  const uint64_t stale= adaptive_controller::STALE * 1000;
+  EXPECT_FALSE(g.lapsed(now, true));      /* nothing published */
+  limit_to(g, now, 1, log);
+  admission_gate::ticket a, b;
+  ASSERT_TRUE(g.try_enter(now, a));
+  gate_waiter wb{b};
+  g.enqueue(wb);
+  EXPECT_FALSE(g.lapsed(now + stale - 1, true));
+  /* purge stopped: the limit no longer applies */
+  EXPECT_TRUE(g.lapsed(now + MS, false));
+  EXPECT_TRUE(g.lapsed(now + stale, true));
+  /* a batch that runs backs it whatever its age */
+  g.batch(true);
+  EXPECT_FALSE(g.lapsed(now + 10 * stale, true));
+  g.batch(false);
+  ASSERT_TRUE(g.lapsed(now + stale, true));
+  g.open(now + stale, recorder{&log});
+  EXPECT_TRUE(wb.admitted);
+  EXPECT_EQ(0u, g.waiting());
+  EXPECT_FALSE(g.lapsed(now + stale, true));
+  g.leave(now + stale, a, recorder{&log});
+  g.leave(now + stale, b, recorder{&log});
+}
+
 TEST(Gate, ATokenLetsTheHeadIn)
 {
   gate g;

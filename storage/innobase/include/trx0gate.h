@@ -188,18 +188,38 @@ public:
   bool in_force(uint64_t now, bool purge_running) const noexcept
   { return limit_in_force(now, purge_running) != 0; }
 
-  /** When a waiter gives up and goes on without a ticket: MAX_WAIT after
-  it queued or after the gate last let someone in, whichever is later.  So
-  a waiter waits as long as the queue moves, however long the queue (the
-  gate bounds the connections inside whatever their number), and a gate
-  that lets nobody in for MAX_WAIT still lets its waiters go: DML is never
-  stopped.
+  /** When the first waiter gives up and goes on without a ticket: MAX_WAIT
+  after it queued or after the gate last let someone in (or a waiter gave
+  up), whichever is later.  So a waiter waits as long as the queue moves,
+  however long the queue (the gate bounds the connections inside whatever
+  their number), and a gate that lets nobody in for MAX_WAIT still lets a
+  waiter go every MAX_WAIT: DML is never stopped.  Only the first waiter
+  gives up (gave_up()), so that a stall does not let the whole queue in at
+  once, whose transactions would run outside the gate's bound and queue
+  on each other's row locks (while the limit lapses, open() lets everyone
+  in instead).
   @param queued  when the waiter queued
   @return the time to give up at */
   uint64_t give_up_at(uint64_t queued) const noexcept
   {
     const uint64_t moved= m_admitted.load(std::memory_order_relaxed);
     return std::max(moved, queued) + admission_gate::MAX_WAIT;
+  }
+
+  /** The first waiter gave up at give_up_at() (it leaves with dequeue()):
+  the others' MAX_WAIT counts from now.
+  @param now  monotonic clock, nanoseconds */
+  void gave_up(uint64_t now) noexcept
+  { m_admitted.store(now, std::memory_order_relaxed); }
+
+  /** @return whether a limit was published that no longer applies (it is
+  stale, or purge stopped): the waiters are let in by open()
+  @param now            monotonic clock, nanoseconds
+  @param purge_running  purge is enabled and not paused */
+  bool lapsed(uint64_t now, bool purge_running) const noexcept
+  {
+    const uint64_t limit= m_limit.load(std::memory_order_relaxed);
+    return limit && !applies(limit, now, purge_running);
   }
 
   /** Let a connection in without queueing, if nobody waits and the gate

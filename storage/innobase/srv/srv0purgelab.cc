@@ -414,8 +414,8 @@ bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
   under mutex, after it set the kill level */
   c.waiter= &w;
   /* The coordinator, ending connections and mode switches let waiters in;
-  one that reaches give_up_at() goes on without a ticket: DML is never
-  stopped. */
+  the first waiter that reaches give_up_at() goes on without a ticket, and
+  a limit that lapsed lets everyone in: DML is never stopped. */
   while (!w.admitted && !closed && !thd_kill_level(thd) &&
          !(stopping && stopping(thd)))
   {
@@ -424,17 +424,37 @@ bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
     else
     {
       const ulonglong now= my_interval_timer();
+      if (gate.lapsed(now, purge_runs()))
+      {
+        /* no coordinator backs the limit any more: nobody waits */
+        gate.open(now, signal_waiter);
+        break;
+      }
+      const bool first= gate.head() == &w;
       ulonglong until= unbounded ? ~0ULL : gate.give_up_at(queued);
       if (now >= until)
-        break;
+      {
+        if (first)
+        {
+          /* the gate let nobody in for MAX_WAIT: go on without a ticket,
+          and the next waiter waits MAX_WAIT more */
+          gate.gave_up(now);
+          break;
+        }
+        /* the first waiter gives up first, then signals this one */
+        until= now + purge_throttle::admission_gate::MAX_WAIT;
+      }
       /* nobody signals a STOP SLAVE: look again after POLL_MAX */
       if (stopping)
         until= std::min<ulonglong>(until, now + purge_throttle::POLL_MAX *
                                    1000);
-      if (!unbounded && gate.head() == &w)
+      if (!unbounded && first)
       {
         /* the commit rate lets the first waiter in as time passes; a full
-        gate lets it in when someone leaves */
+        gate lets it in when someone leaves or a ticket's lease expires;
+        it looks again at least every POLL_MAX, also for a lapsed limit */
+        until= std::min<ulonglong>(until, now + purge_throttle::POLL_MAX *
+                                   1000);
         if (const ulonglong token= gate.token_wait(now))
           until= std::min<ulonglong>(until, now + token);
         else
