@@ -520,7 +520,7 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
                 bar.close()
                 self.keep_output(scenario, arm, repeat, run.text)
         s1 = samples[-1] if samples else s0     # the last sample under load
-        drained = {}
+        drained, shut = {}, {}
         if getattr(srv, "attached", False):
             # no slow shutdown of a server that is not ours: the history
             # left when the load stopped, and how long purge took to bring
@@ -539,12 +539,19 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
             # sysbench exited
             with self.step(f"{scenario} {arm} #{repeat}: slow shutdown", srv.shutdown_status):
                 took = srv.shutdown(slow=True)
-            backlog = srv.backlog()
+            # the server's own account of it: the history it began with, its
+            # log's clock (a check on took) and where its redo log ended
+            logged = srv.shutdown_log()
+            backlog = logged["to_purge"]
+            shut = dict(shutdown_log_s=logged["log_s"], shutdown_lsn=logged["lsn"])
         hist = [s.get("innodb_history_list_length") for s in samples]
         trx = (s1["trx_id_counter"] - s0["trx_id_counter"]) / 2 \
             if s1.get("trx_id_counter") and s0.get("trx_id_counter") else None
         # the LSN when the load stopped (a run may be shorter than a sample)
         lsn = (s0.get("innodb_lsn_current"), (smp.final or s1).get("innodb_lsn_current"))
+        if shut.get("shutdown_lsn") is not None and lsn[1] is not None:
+            # the redo the slow shutdown wrote: purge's work and undo truncation
+            shut["shutdown_redo_bytes"] = shut["shutdown_lsn"] - lsn[1]
         result = dict(scenario=scenario, arm=str(arm), repeat=repeat, threads=threads,
                       seconds=seconds, rate=rate, settings=settings,
                       cpu_load=self.args.cpu_load,
@@ -566,8 +573,11 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
                       redo_bytes=None if None in lsn else lsn[1] - lsn[0],
                       server_cpu_s=None if None in cpu else round(cpu[1] - cpu[0], 3),
                       **stats.history_composition(samples),
+                      # the history when the load ended, the instant before the
+                      # slow shutdown (or the drain) began
+                      **stats.end_composition(smp.final or s1),
                       **stats.truncation_figures(samples),
-                      **drained,
+                      **drained, **shut,
                       **(parse("".join(run.text)) if parse else {}))
         if holder:
             result.update(holder.result(), load_start_t=round(load_start, 2),
@@ -583,7 +593,10 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
                  f"history max {fmt(result['history_max'])} "
                  f"last {fmt(result['history_last'])} "
                  + (f"at the load's end {fmt(backlog)}, {drain_cell(result)}" if drained else
-                    f"backlog {fmt(backlog)} (slow shutdown {took:.1f}s)"))
+                    f"backlog {fmt(backlog)}"
+                    + (f", unparsed at the load's end {fmt(result['end_unparsed'])}"
+                       if result.get("end_unparsed") is not None else "")
+                    + f" (slow shutdown {took:.1f}s)"))
         return result
 
     def keep_output(self, scenario, arm, repeat, lines):

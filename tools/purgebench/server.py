@@ -14,6 +14,7 @@
 
 """Deploy a mariadbd on a fresh data directory, query it, shut it down."""
 
+import datetime
 import os
 import re
 import shutil
@@ -28,15 +29,50 @@ class ServerError(Exception):
 
 
 BACKLOG_RE = re.compile(r"InnoDB: to purge (\d+) transactions")
+# an error log line's time: "2026-11-25 21:05:53 0 [Note] ...", the hour
+# space-padded by older servers ("2026-11-22  3:40:30")
+LOG_TIME_RE = re.compile(r"^(\d{4}-\d\d-\d\d) +(\d{1,2}:\d\d:\d\d) ")
+SHUTDOWN_LSN_RE = re.compile(r"Shutdown completed; log sequence number (\d+)")
 
 
 def parse_backlog(log_text):
     """The first 'to purge N transactions' of the last slow shutdown."""
-    # only the part of the log after the last shutdown started
+    return parse_shutdown(log_text)["to_purge"]
+
+
+def log_time(line):
+    """The time an error log line was written (a datetime, to the second),
+    or None for a line without one (a continuation, a banner)."""
+    m = LOG_TIME_RE.match(line)
+    if not m:
+        return None
+    return datetime.datetime.strptime(f"{m.group(1)} {m.group(2)}", "%Y-%m-%d %H:%M:%S")
+
+
+def parse_shutdown(log_text):
+    """The last shutdown as the server's error log tells it (the part after
+    its last 'Normal shutdown', or the whole text without one):
+      to_purge  its first 'InnoDB: to purge N transactions' (InnoDB logs it
+                as its slow shutdown begins and every 15 s after: the whole
+                history length then, undo logs that purge processed and
+                truncation had not freed included); 0 when none was logged:
+                the history was empty when InnoDB's shutdown began
+      log_s     seconds by the log's clock, whole seconds, from the 'Normal
+                shutdown' line to the last 'Shutdown complete' (None when
+                either is missing: no shutdown logged, or one that did not
+                finish)
+      lsn       the log sequence number InnoDB completed it at, or None."""
     start = log_text.rfind("Normal shutdown")
-    part = log_text[start:] if start >= 0 else log_text
+    part = log_text[log_text.rfind("\n", 0, start) + 1:] if start >= 0 else log_text
     m = BACKLOG_RE.search(part)
-    return int(m.group(1)) if m else 0
+    lines = part.splitlines()
+    begun = log_time(lines[0]) if start >= 0 and lines else None
+    ended = [log_time(line) for line in lines if "Shutdown complete" in line]
+    lsn = SHUTDOWN_LSN_RE.findall(part)
+    return dict(to_purge=int(m.group(1)) if m else 0,
+                log_s=(ended[-1] - begun).total_seconds()
+                if begun and ended and ended[-1] else None,
+                lsn=int(lsn[-1]) if lsn else None)
 
 
 def free_port():
@@ -414,9 +450,13 @@ class Server(Queries):
 
     def backlog(self):
         """The purge backlog that the last shutdown logged."""
+        return self.shutdown_log()["to_purge"]
+
+    def shutdown_log(self):
+        """The last shutdown as its error log tells it (parse_shutdown())."""
         with open(self.errlog, errors="replace") as f:
             f.seek(self.log_mark)
-            return parse_backlog(f.read())
+            return parse_shutdown(f.read())
 
 
 class Conn:
@@ -514,6 +554,10 @@ class AttachedServer(Queries):
 
     def backlog(self):
         return None
+
+    def shutdown_log(self):
+        """No shutdown of ours to read."""
+        return dict(to_purge=None, log_s=None, lsn=None)
 
     def shutdown_status(self):
         return None

@@ -22,7 +22,9 @@ history grows, and what counts is how it comes back. Two forms per arm:
             release and in steady state after that;
   stop      the ticket's own: the load stops at the release, and the time
             to drain (the slow shutdown's length, or in attach mode the
-            sampled drain) is the figure.
+            sampled drain) is the figure, beside what of the history purge
+            had not parsed when the load ended (the slow shutdown's work)
+            and what only waited for undo truncation.
 ViewHolder holds the view in a thread beside the load; figures() reads a
 run's samples and report intervals; table() and headline() for the
 report; Runs (a part of bench.Bench) plans the runs."""
@@ -35,6 +37,8 @@ from . import report, stats
 SCENARIO = "snapshot-release"
 FORMS = ("continue", "stop")
 AFTER_S = 30        # the window "after the release"
+END_HEADER = ("of the history when the load ended: unparsed (share) / purged, "
+              "not truncated")
 
 
 class ViewHolder(threading.Thread):
@@ -145,8 +149,38 @@ def figures(res, target, after=AFTER_S):
     return out
 
 
+def end_composition(r):
+    """A run's history when the load ended: (unparsed, purged but not
+    truncated), from the sampler's sample after the load (end_* of the
+    result), or for a run recorded without them from its last sample under
+    load; (None, None) from a server that does not report what purge has
+    not parsed."""
+    if r.get("end_unparsed") is not None:
+        return r["end_unparsed"], r.get("end_not_truncated")
+    last = [s for s in r.get("samples") or [] if s.get("innodb_purge_unparsed_trx") is not None]
+    end = stats.end_composition(last[-1] if last else None)
+    return end.get("end_unparsed"), end.get("end_not_truncated")
+
+
+def purged_per_s(r):
+    """Transactions a run's slow shutdown purged a second: what it had to
+    purge over how long it took, from the shutdown request to the server's
+    exit (so at least that); None without both or in under 0.1 s."""
+    backlog, took = r.get("backlog"), r.get("shutdown_s")
+    return backlog / took if backlog is not None and took else None
+
+
 def _cell(v, d=0):
     return report.fmt(v, d)
+
+
+def _end_cell(unparsed, not_truncated):
+    """'194,910 (96%) / 8,638': unparsed (its share) / purged, not truncated."""
+    if unparsed is None:
+        return "-"
+    whole = unparsed + (not_truncated or 0)
+    share = f" ({100.0 * unparsed / whole:.0f}%)" if whole else ""
+    return f"{_cell(unparsed)}{share} / {_cell(not_truncated)}"
 
 
 def _secs(v, limit=None):
@@ -200,32 +234,72 @@ def table(runs):
         rows = []
         drained = any(r.get("backlog_measure") for _, rs in stop for r in rs)
         for arm, rs in stop:
+            ends = [end_composition(r) for r in rs]
+            end = _end_cell(stats.summary([u for u, _ in ends])["median"],
+                            stats.summary([n for _, n in ends])["median"])
             if drained:
                 under, zero = med(rs, "drain_under_target_s"), med(rs, "drain_zero_s")
                 limit = med(rs, "drain_limit_s")
-                rows.append([arm, _cell(med(rs, "history_at_release")),
+                rows.append([arm, _cell(med(rs, "history_at_release")), end,
                              _secs(under, limit), _secs(zero, limit)])
             else:
                 rows.append([arm, _cell(med(rs, "history_at_release")),
-                             _cell(med(rs, "backlog")), _secs(med(rs, "shutdown_s"))])
-        header = (["arm", "history at release", "drained under the target after (sampled)",
+                             _cell(med(rs, "backlog")), end, _secs(med(rs, "shutdown_s")),
+                             _cell(stats.summary([purged_per_s(r) for r in rs])["median"])])
+        header = (["arm", "history at release", END_HEADER,
+                   "drained under the target after (sampled)",
                    "drained to zero after (sampled)"] if drained else
-                  ["arm", "history at release", "to purge at slow shutdown",
-                   "slow shutdown took"])
+                  ["arm", "history at release", "to purge at slow shutdown", END_HEADER,
+                   "slow shutdown took", "transactions purged a second in it (at least)"])
         out.append((f"{SCENARIO}: the load stops at the release (MDEV-16260's form)",
                     header, rows))
     return out
 
 
+def stop_sentence(arm, rs):
+    """The stop form's answer for one arm (its runs: medians over the
+    repeats): what the slow shutdown purged, how fast, and whether that was
+    purge's work (history it had not parsed when the load ended) or mostly
+    undo truncation; None in attach mode (no slow shutdown)."""
+    if any(r.get("backlog_measure") for r in rs):
+        return None
+
+    def med(values):
+        return stats.summary(values)["median"]
+    backlog, took = med([r.get("backlog") for r in rs]), med([r.get("shutdown_s") for r in rs])
+    if backlog is None or took is None:
+        return None
+    rate = med([purged_per_s(r) for r in rs])
+    line = (f"{arm}, the load ending at the release: the slow shutdown purged "
+            f"{_cell(backlog)} transactions in {_secs(took)}"
+            + (f" ({_cell(rate)} a second)" if rate is not None else ""))
+    logged = med([r.get("shutdown_log_s") for r in rs])
+    if logged is not None:      # its log's times are whole seconds
+        line += f", under {logged + 1:g} s by the server's log"
+    ends = [end_composition(r) for r in rs]
+    unparsed, rest = med([u for u, _ in ends]), med([n for _, n in ends])
+    if unparsed is None or not unparsed + (rest or 0):
+        return line + "."
+    share = unparsed / (unparsed + (rest or 0))
+    line += (f"; when the load ended purge had not parsed {_cell(unparsed)} of the history "
+             f"({share:.0%})")
+    return line + (": purge's own work in the shutdown, not undo truncation alone."
+                   if share >= 0.5 else
+                   f", the other {_cell(rest)} only waited for undo truncation.")
+
+
 def headline(runs):
     """[(title, [sentence])]: per arm of the continue form, the history at
     release against the target, how soon it was back under it, and the
-    throughput during the view and after the release over before."""
+    throughput during the view and after the release over before; per arm
+    of the stop form, what its slow shutdown purged (stop_sentence())."""
     lines = []
-    by = {}
+    by, stop = {}, {}
     for r in runs:
         if r.get("release_form") == "continue":
             by.setdefault(r["arm"], []).append(r)
+        elif r.get("release_form") == "stop":
+            stop.setdefault(r["arm"], []).append(r)
     for arm, rs in by.items():
         def med(k):
             return stats.summary([r.get(k) for r in rs])["median"]
@@ -242,6 +316,7 @@ def headline(runs):
                      f"{AFTER_S} s after the release {_rel(med('tps_after'), before)} of "
                      "before")
         lines.append(f"{arm}: " + ", ".join(parts) + ".")
+    lines += [line for line in (stop_sentence(arm, rs) for arm, rs in stop.items()) if line]
     return [(f"{SCENARIO} (a read view held, then released)", lines)] if lines else []
 
 

@@ -131,6 +131,22 @@ def history_composition(samples):
                                 100.0 * sum(1 for r in rows if r[3]) / n)))
 
 
+def end_composition(sample):
+    """What the history held when the load ended, from one sample: the
+    sampler's last, which it takes after the client exited (and, in
+    snapshot-release, after the read view's release), the instant before
+    the slow shutdown begins.  The history length, the part purge had not
+    parsed (Innodb_purge_unparsed_trx: what a slow shutdown has to purge)
+    and the part purged but not yet truncated (the difference: what it only
+    has to free).  Keyed as END_KEYS; {} when the sample lacks either (a
+    stock server, no sample)."""
+    history = (sample or {}).get("innodb_history_list_length")
+    unparsed = (sample or {}).get("innodb_purge_unparsed_trx")
+    if history is None or unparsed is None:
+        return {}
+    return dict(zip(END_KEYS, (history, unparsed, history - unparsed)))
+
+
 def truncation_figures(samples):
     """What undo log truncation did over one run's samples, from the fork's
     counters (Innodb_purge_truncation_*, Innodb_purge_drain_released and
@@ -165,6 +181,9 @@ def truncation_figures(samples):
 
 TRUNC_KEYS = ("trunc_passes_per_s", "trunc_pass_ms", "trunc_busy_rsegs",
               "trunc_referenced_rsegs", "drain_released_per_s", "drain_withheld_ms")
+
+
+END_KEYS = ("end_history", "end_unparsed", "end_not_truncated")
 
 
 HELD_KEYS = ("held_history", "held_unparsed", "held_view_blocked", "held_not_truncated",

@@ -277,8 +277,8 @@ class StepServer(tp.FakeServer):
     def signal_shutdown(self):
         pass
 
-    def backlog(self):
-        return 0
+    def shutdown_log(self):
+        return dict(to_purge=0, log_s=None, lsn=None)
 
     def shutdown_status(self):
         return None

@@ -15,15 +15,19 @@
 """snapshot-release (MDEV-16260's protocol): the read view's holder, the
 figures of a run, the plan of both forms, the tables and the plot."""
 
+import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from purgebench import bench, report, snapshot  # noqa: E402
+from purgebench import bench, report, snapshot, stats  # noqa: E402
 from purgebench.plan import Arm  # noqa: E402
+from purgebench.server import Server, parse_backlog, parse_shutdown  # noqa: E402
 import test_insertbench_hook as hook  # noqa: E402
 import test_purgebench as tp  # noqa: E402
 
@@ -166,8 +170,10 @@ class PlanTest(unittest.TestCase):
         header, rows = tables["snapshot-release: the load stops at the release "
                               "(MDEV-16260's form)"]
         self.assertEqual(["arm", "history at release", "to purge at slow shutdown",
-                          "slow shutdown took"], header)
-        self.assertEqual(["unthrottled", "20,000", "10,000", "3.5 s"], rows[0])
+                          snapshot.END_HEADER, "slow shutdown took",
+                          "transactions purged a second in it (at least)"], header)
+        # no unparsed history in these samples (as from a stock server)
+        self.assertEqual(["unthrottled", "20,000", "10,000", "-", "3.5 s", "2,857"], rows[0])
         (title, lines), = [h for h in bench.headline(b.runs) if h[0].startswith("snapshot")]
         self.assertEqual("unthrottled: history at release 20,000 (2.0x the target), back "
                          "under the target 12 s after the release, tps during the view 0.70, "
@@ -209,6 +215,117 @@ class MeasureTest(unittest.TestCase):
                          (res["history_at_release"], res["release_form"], res["view_target"]))
         self.assertIsNotNone(res["view_released_t"])
         self.assertIn("tps_before", res)
+
+    def test_a_run_records_the_history_after_the_load_and_the_shutdown_log(self):
+        # the sample after the load (FakeSampler's final: LSN 1,001,000) and
+        # the server's log of its slow shutdown, as in the real run's
+        after = {"innodb_lsn_current": 1000, "trx_id_counter": 10,
+                 "innodb_history_list_length": 206301, "innodb_purge_unparsed_trx": 197000}
+        logged = dict(to_purge=206301, log_s=1.0, lsn=1001000 + 18725401)
+        b = bench.Bench(bench.parse_args(["snapshot-release", "--server", self.fork, "--out",
+                                          os.path.join(self.tmp, "out")]))
+        with mock.patch.object(bench.sampler, "connect", return_value=FakeConn()), \
+                mock.patch.object(hook.FakeSampler, "sample", lambda smp: dict(after)), \
+                mock.patch.object(hook.StepServer, "shutdown_log", lambda srv: logged), \
+                mock.patch("builtins.print"):
+            res = b.run_arm(b.targets[0], "snapshot-release", Arm("unthrottled"),
+                            {"innodb_max_purge_lag": 0}, "oltp_write_only", 1, 100, 4, 3, 1,
+                            extra={"lag": 10000, "release_form": "stop"}, view=(0, None))
+            b.stop()
+        self.assertEqual((206301, 1.0, 18725401),
+                         (res["backlog"], res["shutdown_log_s"], res["shutdown_redo_bytes"]))
+        self.assertEqual((206301, 197000, 9301),
+                         (res["end_history"], res["end_unparsed"], res["end_not_truncated"]))
+
+
+class StopFormTest(unittest.TestCase):
+    """The stop form's figure, on a real run: 256 writers, 30 s of load, a
+    view held 30 s, on the 2-core machine. Its fixtures are real output:
+    errlog-snapshot-release-256.txt, the server's error log around the
+    continue form's and the stop form's shutdowns (the restart between them
+    cut to its first and last lines), and snapshot-release-256-stop-run.json,
+    the stop form's run as runs.json recorded it, with its last two samples.
+    The slow shutdown took about 1 s for 206,301 transactions; the server's
+    log says the same, and 96% of that history was not yet parsed when the
+    load ended: purge's own work, not undo truncation alone."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="purgebench-test-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def test_the_server_log_of_each_shutdown(self):
+        with open(os.path.join(tp.FIXTURES, "errlog-snapshot-release-256.txt")) as f:
+            log = f.read()
+        srv = Server(None, self.tmp)
+        second = log.index("2026-11-25 21:05:53")       # the stop form's shutdown
+        with open(srv.errlog, "w") as f:
+            f.write(log[:second])
+        # the continue form's: purge had emptied the history before InnoDB's
+        # shutdown began, so no 'to purge' line
+        self.assertEqual(dict(to_purge=0, log_s=0.0, lsn=813715373), srv.shutdown_log())
+        srv.log_mark = os.path.getsize(srv.errlog)      # signal_shutdown()
+        with open(srv.errlog, "a") as f:
+            f.write(log[second:])
+        self.assertEqual(dict(to_purge=206301, log_s=1.0, lsn=1250672223), srv.shutdown_log())
+        self.assertEqual(206301, srv.backlog())
+        # read from the start of the log, the last shutdown's, as before
+        self.assertEqual(206301, parse_backlog(log))
+
+    def test_a_log_without_a_finished_shutdown(self):
+        self.assertEqual(dict(to_purge=0, log_s=None, lsn=None), parse_shutdown(""))
+        killed = ("2026-11-22  3:40:30 0 [Note] /x/mariadbd (initiated by: unknown): "
+                  "Normal shutdown\n2026-11-22  3:40:30 0 [Note] InnoDB: to purge 5 "
+                  "transactions\n")
+        self.assertEqual(dict(to_purge=5, log_s=None, lsn=None), parse_shutdown(killed))
+
+    def real_run(self, **more):
+        with open(os.path.join(tp.FIXTURES, "snapshot-release-256-stop-run.json")) as f:
+            return dict(json.load(f), **more)
+
+    def stop_row(self, runs):
+        (title, header, rows), = [t for t in snapshot.table(runs) if "stops" in t[0]]
+        return rows[0]
+
+    def test_the_real_run_says_what_the_shutdown_purged(self):
+        run = self.real_run()
+        self.assertEqual((206301, 1.0), (run["backlog"], run["shutdown_s"]))
+        # recorded before the end_* keys: its last sample, 0.5 s before the
+        # release, 203,548 = 194,910 unparsed + 8,638 purged, not truncated
+        self.assertEqual(["unthrottled", "206,301", "206,301", "194,910 (96%) / 8,638", "1 s",
+                          "206,301"], self.stop_row([run]))
+        (title, lines), = snapshot.headline([run])
+        self.assertEqual(["unthrottled, the load ending at the release: the slow shutdown "
+                          "purged 206,301 transactions in 1 s (206,301 a second); when the "
+                          "load ended purge had not parsed 194,910 of the history (96%): "
+                          "purge's own work in the shutdown, not undo truncation alone."],
+                         lines)
+
+    def test_a_run_now_records_the_history_after_the_release(self):
+        # the sample after the release and the server's log (as measure()
+        # records them now) win over the last sample under load
+        run = self.real_run(end_history=206301, end_unparsed=197000, end_not_truncated=9301,
+                            shutdown_log_s=1.0)
+        self.assertEqual("197,000 (95%) / 9,301", self.stop_row([run])[3])
+        (title, lines), = snapshot.headline([run])
+        self.assertIn("in 1 s (206,301 a second), under 2 s by the server's log; when the load "
+                      "ended purge had not parsed 197,000 of the history (95%)", lines[0])
+
+    def test_a_history_waiting_for_truncation_is_said_so(self):
+        run = self.real_run(backlog=50000, shutdown_s=0.2, end_history=50000, end_unparsed=1000,
+                            end_not_truncated=49000)
+        self.assertEqual(["unthrottled", "206,301", "50,000", "1,000 (2%) / 49,000", "0.2 s",
+                          "250,000"], self.stop_row([run]))
+        (title, lines), = snapshot.headline([run])
+        self.assertTrue(lines[0].endswith("when the load ended purge had not parsed 1,000 of "
+                                          "the history (2%), the other 49,000 only waited for "
+                                          "undo truncation."), lines[0])
+
+    def test_the_history_at_the_end_of_a_sample(self):
+        self.assertEqual(dict(end_history=203548, end_unparsed=194910, end_not_truncated=8638),
+                         stats.end_composition(self.real_run()["samples"][-1]))
+        self.assertEqual({}, stats.end_composition({"innodb_history_list_length": 7,
+                                                    "innodb_purge_unparsed_trx": None}))
+        self.assertEqual({}, stats.end_composition(None))
 
 
 class PlotTest(unittest.TestCase):
