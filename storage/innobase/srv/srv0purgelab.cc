@@ -294,7 +294,10 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   this batch cannot tell (coupled, it is 0 when the batch found nothing). */
   const bool throttling= throttle_is_adaptive()
     ? purge_throttle::adaptive_controller::engaged(history,
-                                                   srv_max_purge_lag)
+                                                   srv_max_purge_lag) ||
+      /* while the law stays in force under ENGAGE * T (connections wait),
+      its limit is republished: a lapsed one would let every waiter in */
+      purge_throttle_sys.adaptive.in_force()
     : purge_throttle::formula_delay(history, srv_max_purge_lag,
                                     srv_max_purge_lag_delay) != 0;
   if (!purge_throttle::coordinator_continues(coupled, n_pages, throttling))
