@@ -49,12 +49,19 @@ static bool purgelab_replica_stopping(THD *thd)
 /** handlerton::wait_point: the connection is at a point where it holds no
 transaction, no table locks and no metadata locks (before a statement,
 after a command, before a replicated event group); it may wait there at the
-adaptive throttle's gate.  Without a target this is one load and branch.
+adaptive throttle's gate.  The server calls it only while it is armed, that
+is while the adaptive throttle has a target (purge_throttle_armed).
+Nothing else needs it: innodb_purge_throttle_replica and the debug keywords
+purge_throttle_must_wait, _must_admit, _take_ticket and _wait_unbounded act
+only with a target (the tests that set them set one), so debug builds do
+not arm it for them.
 @param thd        the connection
 @param may_write  it is about to run a statement, or apply an event group,
                   that may start a read-write transaction */
 static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
 {
+  purge_throttle_stats.wait_points.inc();
+  /* a call that raced with disarming */
   if (innodb_purge_throttle != PURGE_THROTTLE_ADAPTIVE || !srv_max_purge_lag)
     return;
   /* replica appliers go through unless innodb_purge_throttle_replica */
@@ -77,21 +84,24 @@ static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
 }
 
 /** Start the fork's throttle (innodb_init(), before srv_start()): its latch,
-and the handlerton's wait_point, at which a connection meets the gate */
+and the handlerton's wait_point, at which a connection meets the gate,
+armed if the startup settings give a target */
 static void purgelab_init()
 {
-  purge_throttle_init();
   innodb_hton_ptr->wait_point= purgelab_wait_point;
+  purge_throttle_init();
 }
 
-/** Stop it (InnoDB shutdown, once no connection and no purge runs) */
+/** Stop it and disarm the wait_point (InnoDB shutdown, once no connection
+and no purge runs, or a failed startup) */
 static void purgelab_deinit()
 {
   purge_throttle_deinit();
 }
 
 /** Update innodb_purge_throttle, innodb_max_purge_lag or
-innodb_purge_throttle_replica: let every waiting connection in */
+innodb_purge_throttle_replica: let every waiting connection in, and arm
+InnoDB's wait_point while the adaptive throttle has a target */
 template<typename T>
 static void purgelab_update_throttle(THD *, st_mysql_sys_var *, void *var,
                                      const void *save)

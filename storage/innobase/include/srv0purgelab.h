@@ -29,12 +29,14 @@ hooks in upstream InnoDB code call.
 #include "univ.i"
 #include "my_counter.h"
 #include "my_atomic_wrapper.h"
+/* ib_counter_t: ut0counter.h needs what srv0srv.h includes before it */
+#include "srv0srv.h"
+#include "trx0arm.h"
 
 struct buf_block_t;
 struct mtr_t;
 struct trx_rseg_t;
 struct trx_t;
-namespace purge_throttle { struct connection; }
 class THD;
 
 /** innodb_purge_coupled_throttle: MDEV-29401 coupling of the DML delay to
@@ -93,6 +95,10 @@ struct purge_throttle_stats_t
   microseconds that they were withheld */
   Atomic_relaxed<ulonglong> drain_released;
   Atomic_relaxed<ulonglong> drain_withheld_usec;
+  /** calls of InnoDB's wait_point, which the server makes only while it
+  is armed (purge_throttle_armed); spread over cache lines, since every
+  statement and command of every connection adds to it */
+  ib_counter_t<ulint> wait_points;
 };
 
 extern purge_throttle_stats_t purge_throttle_stats;
@@ -185,18 +191,33 @@ uint purge_throttle_gate_waiting() noexcept;
 throttle that have not ended their transaction yet; some may have expired) */
 uint purge_throttle_tickets() noexcept;
 
+/** The adaptive throttle has a target (purge_throttle::has_target()), so
+InnoDB's wait_point is armed (ha_wait_point_arm()).  Changed only with
+purge_throttle_sys's latch held, at startup, a change of a setting and
+shutdown; read relaxed. */
+extern Atomic_relaxed<bool> purge_throttle_armed;
+
+/** purge_throttle_trx_end() where purge_throttle::trx_end_acts() */
+void purge_throttle_trx_ended(purge_throttle::connection &c, bool wrote_commit)
+  noexcept;
+
 /** A connection's transaction ended (innobase_commit(), innobase_rollback()
 of the whole transaction): give its admission ticket back at once.  After a
-read-write commit in the adaptive mode of a transaction that the gate had
-not let in under a limit, note that the connection owes a wait, which it
-takes at the next point where it holds nothing
-(purge_throttle_wait_point()).
+read-write commit in the adaptive mode with a target, of a transaction that
+the gate had not let in under a limit, note that the connection owes a
+wait, which it takes at the next point where it holds nothing
+(purge_throttle_wait_point()).  Without a ticket, an admission or a target
+this is one branch (purge_throttle::trx_end_acts()).
 @param c             the connection's place (trx_t::throttle)
 @param wrote_commit  the transaction wrote a commit record (trx_t::commit_lsn
                      was set, also when the leader of a binlog group commit
                      committed it in InnoDB) */
-void purge_throttle_trx_end(purge_throttle::connection &c, bool wrote_commit)
-  noexcept;
+inline void purge_throttle_trx_end(purge_throttle::connection &c,
+                                   bool wrote_commit) noexcept
+{
+  if (UNIV_UNLIKELY(purge_throttle::trx_end_acts(c, purge_throttle_armed)))
+    purge_throttle_trx_ended(c, wrote_commit);
+}
 
 /** A connection ends (innobase_close_connection()): give its ticket back;
 it owes no wait any more.
@@ -239,18 +260,21 @@ void purge_throttle_kill(purge_throttle::connection &c) noexcept;
 
 /** innodb_purge_throttle, innodb_max_purge_lag or
 innodb_purge_throttle_replica changed: open the gate,
-letting every waiting connection in at once; the next purge batch publishes
-a limit for the new setting. */
+letting every waiting connection in at once, and arm or disarm InnoDB's
+wait_point (purge_throttle_armed); the next purge batch publishes a limit
+for the new setting. */
 void purge_throttle_mode_changed() noexcept;
 
 /** The purge coordinator found the history empty: no per-row delay, no
 commit rate limit (srv_dml_needed_delay= 0). */
 void purge_throttle_no_history() noexcept;
 
-/** Create the throttle's latch (InnoDB startup, before any connection). */
+/** Create the throttle's latch and arm InnoDB's wait_point if the
+settings from startup give a target (InnoDB startup, before any
+connection). */
 void purge_throttle_init() noexcept;
-/** Open the gate for good and free the latch (InnoDB shutdown, after the
-connections ended). */
+/** Open the gate for good, disarm the wait_point and free the latch
+(InnoDB shutdown, after the connections ended, or a failed startup). */
 void purge_throttle_deinit() noexcept;
 
 /** Undo log pages initialised since startup, by the redo record written:

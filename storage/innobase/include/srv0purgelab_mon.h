@@ -68,6 +68,10 @@ counters, on from startup.
     PURGE_THROTTLE_MON_NOW,						\
     "The adaptive throttle's history minus its target, at its last"	\
     " update")								\
+  X(MONITOR_PURGE_THROTTLE_WAIT_POINTS, "purge_throttle_wait_points",	\
+    PURGE_THROTTLE_MON_COUNT,						\
+    "Times connections reached InnoDB's wait point, which the server"	\
+    " calls only while the adaptive throttle has a target")		\
   X(MONITOR_PURGE_TRUNCATION_PASSES, "purge_truncation_passes",		\
     PURGE_THROTTLE_MON_COUNT,						\
     "Passes of undo log truncation over the rollback segments")	\

@@ -36,6 +36,7 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include "trx0sys.h"
 #include "ha_prototypes.h"
 #include <debug_sync.h>
+#include <ha_wait_point.h>
 #include <mysql/service_thd_wait.h>
 #include <mysql/service_progress_report.h>
 
@@ -49,6 +50,7 @@ my_bool innodb_purge_throttle_replica= FALSE;
 my_bool innodb_undo_log_compact_init= TRUE;
 uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
+Atomic_relaxed<bool> purge_throttle_armed;
 Atomic_counter<ulonglong> undo_pages_init_compact;
 Atomic_counter<ulonglong> undo_pages_init_generic;
 
@@ -93,11 +95,14 @@ drain only the thread that runs undo log truncation (one at a time);
 the Atomic_relaxed members anyone. */
 struct purge_throttle_sys_t
 {
-  /** Protects gate and closed */
+  /** Protects gate, closed and armed */
   mysql_mutex_t mutex;
   purge_throttle::gate gate;
   /** the server is shutting down: nobody queues any more */
   bool closed= false;
+  /** whether InnoDB's wait_point is armed; purge_throttle_armed mirrors
+  it, and the server's count of armed engines holds one for it iff set */
+  purge_throttle::arming armed;
   /** mutex was initialised */
   bool initialised= false;
 
@@ -138,15 +143,31 @@ struct purge_throttle_sys_t
     mysql_mutex_unlock(&mutex);
   }
 
-  /** Open the gate, letting every waiter in. */
-  void open() noexcept
+  /** Open the gate, letting every waiter in, and arm or disarm InnoDB's
+  wait_point.
+  @param target  the adaptive throttle has a target */
+  void open(bool target) noexcept
   {
     if (!initialised)
       return;
     mysql_mutex_lock(&mutex);
     ut_ad(owns());
     gate.open(my_interval_timer(), signal_waiter);
+    arm(target);
     mysql_mutex_unlock(&mutex);
+  }
+
+  /** Arm or disarm InnoDB's wait_point; only a change reaches the server,
+  so that its count of armed engines moves once per change.  The latch is
+  held.
+  @param target  the adaptive throttle has a target */
+  void arm(bool target) noexcept
+  {
+    ut_ad(owns());
+    if (!armed.set(target))
+      return;
+    purge_throttle_armed= target;
+    ha_wait_point_arm(target);
   }
 
   /** Give a ticket back. */
@@ -488,7 +509,8 @@ bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
 /** @return whether the adaptive throttle has a target */
 static bool throttle_has_target() noexcept
 {
-  return srv_max_purge_lag && throttle_is_adaptive();
+  return purge_throttle::has_target(throttle_is_adaptive(),
+                                    srv_max_purge_lag);
 }
 
 bool purge_throttle_point_waits(const purge_throttle::connection *c,
@@ -533,8 +555,8 @@ void purge_throttle_kill(purge_throttle::connection &c) noexcept
   purge_throttle_sys.kill(c);
 }
 
-void purge_throttle_trx_end(purge_throttle::connection &c, bool wrote_commit)
-  noexcept
+void purge_throttle_trx_ended(purge_throttle::connection &c,
+                              bool wrote_commit) noexcept
 {
   if (c.ticket.since)
     purge_throttle_sys.leave(c.ticket);
@@ -549,7 +571,10 @@ void purge_throttle_connection_end(purge_throttle::connection &c) noexcept
   c.admitted= false;
 }
 
-void purge_throttle_mode_changed() noexcept { purge_throttle_sys.open(); }
+void purge_throttle_mode_changed() noexcept
+{
+  purge_throttle_sys.open(throttle_has_target());
+}
 
 void purge_throttle_init() noexcept
 {
@@ -564,6 +589,11 @@ void purge_throttle_init() noexcept
   mysql_mutex_init(purge_throttle_mutex_key, &s.mutex, nullptr);
   s.closed= false;
   s.initialised= true;
+  /* the settings from the command line and the configuration files */
+  mysql_mutex_lock(&s.mutex);
+  ut_ad(s.owns());
+  s.arm(throttle_has_target());
+  mysql_mutex_unlock(&s.mutex);
 }
 
 void purge_throttle_deinit() noexcept
@@ -576,6 +606,7 @@ void purge_throttle_deinit() noexcept
   s.closed= true;
   s.gate.open(my_interval_timer(), signal_waiter);
   ut_ad(!s.gate.waiting());
+  s.arm(false);
   mysql_mutex_unlock(&s.mutex);
   mysql_mutex_destroy(&s.mutex);
   s.initialised= false;
@@ -665,6 +696,7 @@ int64_t purge_throttle_monitor_value(unsigned id) noexcept
   case MONITOR_PURGE_DRAIN_RELEASED: return int64_t(st.drain_released);
   case MONITOR_PURGE_DRAIN_WITHHELD_USEC:
     return int64_t(st.drain_withheld_usec);
+  case MONITOR_PURGE_THROTTLE_WAIT_POINTS: return int64_t(st.wait_points);
   default:
     ut_ad("not a purge_throttle counter" == 0);
     return 0;

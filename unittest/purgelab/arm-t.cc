@@ -1,0 +1,138 @@
+/* Copyright (c) 2026, purgelab developers.
+
+   This program is free software; you can redistribute it and/or modify
+   it under the terms of the GNU General Public License as published by
+   the Free Software Foundation; version 2 of the License.
+
+   This program is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program; if not, write to the Free Software
+   Foundation, Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1335  USA */
+
+
+/* Unit tests of when the adaptive throttle is armed (trx0arm.h): the
+server's count of armed engines never drifts, and the one branch at the end
+of a transaction skips only ends at which trx_ended() would change nothing. */
+
+#include "trx0arm.h"
+#include <gtest/gtest.h>
+
+using namespace purge_throttle;
+
+TEST(Arming, TargetOnlyAdaptiveWithALag)
+{
+  EXPECT_TRUE(has_target(true, 1));
+  EXPECT_TRUE(has_target(true, ~uint64_t{0}));
+  EXPECT_FALSE(has_target(true, 0));
+  EXPECT_FALSE(has_target(false, 1000000));
+  EXPECT_FALSE(has_target(false, 0));
+}
+
+TEST(Arming, EachChangeReportedOnce)
+{
+  arming a;
+  EXPECT_FALSE(a.armed());
+  /* a startup without a target, then settings written again and again */
+  EXPECT_FALSE(a.set(false));
+  EXPECT_TRUE(a.set(true));
+  EXPECT_TRUE(a.armed());
+  EXPECT_FALSE(a.set(true));
+  EXPECT_TRUE(a.set(false));
+  EXPECT_FALSE(a.armed());
+  EXPECT_FALSE(a.set(false));
+}
+
+TEST(Arming, TheServersCountNeverDrifts)
+{
+  /* the settings as SET GLOBAL writes them, in any order: mode and lag */
+  struct setting { bool adaptive; uint64_t lag; };
+  const setting writes[]= {
+    {true, 0}, {true, 0}, {true, 1000}, {true, 2000}, {false, 2000},
+    {false, 0}, {true, 0}, {true, 5}, {true, 5}, {false, 5}, {true, 5},
+    {true, 0}};
+  arming a;
+  int count= 0;
+  for (const setting &w : writes)
+  {
+    const bool target= has_target(w.adaptive, w.lag);
+    if (a.set(target))
+      count+= target ? 1 : -1;
+    ASSERT_EQ(target ? 1 : 0, count);
+    ASSERT_EQ(target, a.armed());
+  }
+  /* shutdown disarms */
+  if (a.set(false))
+    count--;
+  EXPECT_EQ(0, count);
+}
+
+namespace
+{
+/** every connection state that the gate's fields can take */
+connection state(bool ticket, bool admitted, bool owes)
+{
+  connection c{};
+  c.ticket.slot= ticket ? 3 : 0;
+  c.ticket.since= ticket ? 42 : 0;
+  c.admitted= admitted;
+  c.owes_wait= owes;
+  return c;
+}
+
+bool same(const connection &a, const connection &b)
+{
+  return a.ticket.slot == b.ticket.slot && a.ticket.since == b.ticket.since &&
+    a.admitted == b.admitted && a.owes_wait == b.owes_wait &&
+    a.waiter == b.waiter;
+}
+}
+
+TEST(TrxEnd, SkippedOnlyWhereNothingWouldChange)
+{
+  for (int bits= 0; bits < 8; bits++)
+    for (bool wrote_commit : {false, true})
+    {
+      const connection before= state(bits & 1, bits & 2, bits & 4);
+      if (trx_end_acts(before, false))
+        continue;
+      /* not armed: no target, so the end runs with throttling == false */
+      connection after= before;
+      trx_ended(after, wrote_commit, false);
+      EXPECT_TRUE(same(before, after)) << "state " << bits;
+    }
+}
+
+TEST(TrxEnd, ATicketOrAnAdmissionAlwaysGoesOutOfLine)
+{
+  /* a ticket must go back, an admission must be cleared, with a target
+  or without */
+  for (bool armed : {false, true})
+  {
+    EXPECT_TRUE(trx_end_acts(state(true, false, false), armed));
+    EXPECT_TRUE(trx_end_acts(state(false, true, false), armed));
+    EXPECT_TRUE(trx_end_acts(state(true, true, true), armed));
+  }
+  EXPECT_FALSE(trx_end_acts(state(false, false, false), false));
+  /* a wait owed from before the target went stays owed, unpaid until a
+  target arms the wait point again, as trx_ended() keeps it */
+  EXPECT_FALSE(trx_end_acts(state(false, false, true), false));
+}
+
+TEST(TrxEnd, ArmedEveryCommitThatOwesIsSeen)
+{
+  /* with a target every end goes out of line, so a commit that the gate
+  did not let in owes its wait */
+  for (int bits= 0; bits < 8; bits++)
+  {
+    const connection before= state(bits & 1, bits & 2, bits & 4);
+    ASSERT_TRUE(trx_end_acts(before, true));
+    connection after= before;
+    trx_ended(after, true, true);
+    EXPECT_EQ(!before.admitted || before.owes_wait, after.owes_wait);
+    EXPECT_FALSE(after.admitted);
+  }
+}
