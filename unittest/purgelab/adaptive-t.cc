@@ -547,16 +547,29 @@ TEST(AdmissionGate, MeasuresOverAWindow)
   for (auto &x : t)
     g.leave(now + 10 * ms, x);
   EXPECT_EQ(10u, g.resize(now + 10 * ms, FAST)) << "shorter than WINDOW";
-  /* a full window at a constant holding time: slow start doubles it */
-  EXPECT_EQ(20u, g.resize(now + admission_gate::WINDOW, FAST));
-  EXPECT_EQ(20u, g.resize(now + 3 * admission_gate::WINDOW, FAST))
-    << "nothing given back since: kept";
-  /* a window that was never full tells nothing: kept */
-  now+= 3 * admission_gate::WINDOW;
-  admission_gate::ticket u;
-  ASSERT_TRUE(g.enter(now, u));
-  g.leave(now + 10 * ms, u);
-  EXPECT_EQ(20u, g.resize(now + admission_gate::WINDOW, FAST));
+  EXPECT_EQ(10u, g.resize(now + admission_gate::WINDOW, FAST))
+    << "shorter than an interval of the window (TAU_RATE)";
+  /* a full interval: the window's first step doubles it */
+  const uint64_t interval= adaptive_controller::TAU_RATE * 1000;
+  now+= admission_gate::WINDOW;
+  for (auto &x : t)
+    g.enter(now, x);
+  EXPECT_EQ(20u, g.resize(now + interval, FAST));
+  for (auto &x : t)
+    g.leave(now + interval, x);
+  /* an interval that was never full tells nothing about the throughput;
+  the window stays within twice the most let in at once (10) */
+  now+= interval;
+  for (int i= 0; i < 10; i++)
+    ASSERT_TRUE(g.enter(now, t[i]));
+  for (int i= 0; i < 10; i++)
+    g.leave(now + 10 * ms, t[i]);
+  EXPECT_EQ(20u, g.resize(now + interval, FAST));
+  now+= interval;
+  ASSERT_TRUE(g.enter(now, t[0]));
+  g.leave(now + 10 * ms, t[0]);
+  EXPECT_EQ(2u, g.resize(now + admission_gate::WINDOW, FAST))
+    << "one let in at most: a window of two binds again within a step";
 }
 
 TEST(AdmissionGate, TokensPaceASingleConnection)
@@ -594,45 +607,105 @@ TEST(AdmissionGate, TokensPaceASingleConnection)
   EXPECT_TRUE(g.enter(start + 1001 * ms + wait, t));
 }
 
-TEST(AdmissionGate, TheWindowShrinksWhenTransactionsQueue)
+namespace
 {
-  purge_throttle::concurrency_window w;
-  const double dt= double(adaptive_controller::WINDOW) * 1e-6, hold= 0.01;
-  w.start(100);
-  ASSERT_EQ(10.0, w.size());
-  for (int i= 0; i < 20; i++)
-    w.update(dt, hold, false);
-  const double before= w.size();
-  /* the holding time rises 4x: transactions queue on each other */
-  for (int i= 0; i < 200; i++)
-    w.update(dt, 4 * hold, true);
-  EXPECT_LT(w.size(), before);
-  /* it settles where W (1 - H0 / H) = sqrt(W): about sqrt(W) queue */
-  const double settled= 1 / ((1 - 0.25) * (1 - 0.25));
-  EXPECT_NEAR(settled, w.size(), 0.5 * settled);
-  EXPECT_GE(w.size(), 1);
-  EXPECT_NEAR(4 * hold, w.hold(), 0.01 * hold);
+/* Feed a window full intervals of a server whose commit rate at w
+connections inside is x(w), for `seconds`; return W's last value and its
+range over the last half. */
+template<class X>
+std::vector<double> climb(purge_throttle::concurrency_window &w, X x,
+                          double seconds)
+{
+  const double dt= double(adaptive_controller::WINDOW) * 1e-6;
+  std::vector<double> sizes;
+  for (double t= 0; t < seconds; t+= dt)
+  {
+    w.update(dt, x(w.size()) * dt, true, w.size());
+    sizes.push_back(w.size());
+  }
+  return sizes;
+}
+} // namespace
+
+TEST(AdmissionGate, TheWindowClimbsToTheThroughputPeak)
+{
+  /* throughput that rises linearly to a knee at 200 connections and falls
+  past it, and one that rises as W^0.25 (connections queue on row locks,
+  yet throughput still rises) to 500 and falls steeply past it */
+  const auto knee= [](double n)
+  { return n <= 200 ? 50 * n : 10000 / (1 + 0.5 * (n / 200 - 1)); };
+  const auto slow= [](double n)
+  { return n <= 500 ? 9000 * std::pow(n / 500, 0.25)
+                    : 9000 / (1 + 2 * (n / 500 - 1)); };
+  for (int i= 0; i < 2; i++)
+  {
+    SCOPED_TRACE(i ? "W^0.25" : "linear to a knee");
+    const double peak= i ? 500 : 200;
+    purge_throttle::concurrency_window w;
+    w.start(100);
+    ASSERT_EQ(10.0, w.size()) << "from the square root of those inside";
+    const std::vector<double> sizes= i ? climb(w, slow, 60)
+      : climb(w, knee, 60);
+    /* from afar it doubles per interval: within 6 of them (3 s) near
+    the peak */
+    const size_t per= size_t(adaptive_controller::TAU_RATE /
+                             adaptive_controller::WINDOW);
+    EXPECT_GE(sizes.at(6 * per), 0.5 * peak);
+    /* then it dithers about the peak by a few connections */
+    const auto tail= std::vector<double>(sizes.end() - 20 * per,
+                                         sizes.end());
+    EXPECT_GE(*std::min_element(tail.begin(), tail.end()), 0.9 * peak);
+    EXPECT_LE(*std::max_element(tail.begin(), tail.end()), 1.1 * peak);
+    EXPECT_GT(w.throughput(), 0.98 * (i ? slow(peak) : knee(peak)));
+  }
 }
 
-TEST(AdmissionGate, TheWindowGrowsWhileFullAndUncontended)
+TEST(AdmissionGate, TheWindowKeepsWhereFewerDoAsWell)
 {
-  const double dt= double(adaptive_controller::WINDOW) * 1e-6, hold= 0.01;
+  /* a server saturated from 20 connections: more add nothing */
+  const auto flat= [](double n) { return 1000 * std::min(n, 20.0); };
+  purge_throttle::concurrency_window w;
+  w.start(10000);
+  ASSERT_EQ(100.0, w.size());
+  const std::vector<double> sizes= climb(w, flat, 60);
+  const size_t per= size_t(adaptive_controller::TAU_RATE /
+                           adaptive_controller::WINDOW);
+  const auto tail= std::vector<double>(sizes.end() - 20 * per, sizes.end());
+  EXPECT_LE(*std::max_element(tail.begin(), tail.end()), 100)
+    << "a flat throughput is no reason to let more in";
+  EXPECT_GE(*std::min_element(tail.begin(), tail.end()), 0.9 * 20)
+    << "nor to let fewer in than saturate it, by more than a step";
+}
+
+TEST(AdmissionGate, TheWindowMovesOnlyOnFullIntervals)
+{
+  const double dt= double(adaptive_controller::WINDOW) * 1e-6;
   purge_throttle::concurrency_window full, idle;
   full.start(100);
   idle.start(100);
-  for (int i= 0; i < 10; i++)
+  /* one interval is TAU_RATE: W does not move within one */
+  const int per= int(adaptive_controller::TAU_RATE /
+                     adaptive_controller::WINDOW);
+  for (int i= 1; i < per; i++)
   {
-    const double was= full.size();
-    full.update(dt, hold, true);
-    EXPECT_GT(full.size(), was) << i;
-    idle.update(dt, hold, false);
-    EXPECT_EQ(10.0, idle.size()) << i;
+    full.update(dt, 10 * full.size() * dt, true, full.size());
+    ASSERT_EQ(10.0, full.size()) << i;
   }
-  /* slow start: it doubled each window */
-  EXPECT_EQ(10.0 * 1024, full.size());
+  for (int k= 0; k < 5; k++)
+    for (int i= 0; i < per; i++)
+    {
+      full.update(dt, 10 * full.size() * dt, true, full.size());
+      /* the commit rate bound, not the window: X tells nothing of W */
+      idle.update(dt, 10 * idle.size() * dt, false, idle.size());
+      EXPECT_EQ(10.0, idle.size()) << k;
+    }
+  /* while throughput rises with W it doubles per interval (slow start) */
+  EXPECT_EQ(10.0 * 32, full.size());
   /* a later episode resumes where the last one left it */
   idle.start(1000000);
   EXPECT_EQ(10.0, idle.size());
+  full.start(1);
+  EXPECT_EQ(10.0 * 32, full.size());
 }
 
 TEST(AdmissionGate, TicketsBeyondTheTableAreCounted)
@@ -971,9 +1044,9 @@ TEST(AdaptiveThrottle, SmoothOnASaturatedServer)
   /* the history falls every 0.5 s by what purge parsed in between */
   EXPECT_LE(pct(tail(r.history, 600), 95), 1.1 * target + 0.5 * balance);
   /* the gate holds the rate with a window near the server's saturation
-  point (max_tps * trx_s = 20), not 256: past it a transaction takes n / 20
-  times as long, so the window W * 20 / n + sqrt(W) settles where
-  n - 20 = sqrt(n), about 25 (concurrency_window) */
+  point (max_tps * trx_s = 20), not 256: past it more connections commit
+  no more, which is no gain to the window (concurrency_window), and one
+  that is not full stays within twice the most let in at once */
   const auto k= tail(r.concurrency, 600);
   std::vector<double> kd(k.begin(), k.end());
   EXPECT_LE(pct(kd, 50), 30);

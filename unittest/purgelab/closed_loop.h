@@ -66,6 +66,9 @@ struct plant_params
   double peak= 40000;       /* commits/s at the knee */
   double knee= 32;
   double contention= 0;
+  double rise= 1;           /* below the knee X ~ n^rise: 1 linear, less
+                               where connections queue on row locks yet
+                               throughput still rises */
   double purge= 20000;      /* transactions parsed per second */
   double cpu_share= 0;      /* of purge's capacity taken by all connections */
   double truncation_pass= 0;/* seconds per truncation pass; 0: at once */
@@ -77,7 +80,8 @@ struct plant_params
 
   double throughput_share(double n) const
   {
-    return n <= knee ? n / knee : 1 / (1 + contention * (n / knee - 1));
+    return n <= knee ? std::pow(n / knee, rise)
+      : 1 / (1 + contention * (n / knee - 1));
   }
   double load_factor(double t) const
   {
@@ -127,9 +131,9 @@ struct plant_params
   {
     char b[200];
     std::snprintf(b, sizeof b, "connections %g, purge %g/s, target %g,"
-                  " peak %g/s, knee %g, contention %g, truncation pass %g s",
-                  connections, purge, target, peak, knee, contention,
-                  truncation_pass);
+                  " peak %g/s, knee %g, rise %g, contention %g, truncation"
+                  " pass %g s", connections, purge, target, peak, knee, rise,
+                  contention, truncation_pass);
     return b;
   }
 };
@@ -203,7 +207,6 @@ struct run_result
 over the connections inside (the load steps aside) */
 inline double best_rate(const plant_params &p)
 {
-  const double u= p.unthrottled(0);
   double best= 0;
   for (double n= 1; n <= p.connections; n= std::max(n + 1, n * 1.02))
   {
@@ -215,7 +218,8 @@ inline double best_rate(const plant_params &p)
                   p.truncation_pass);
     best= std::max(best, r);
   }
-  return std::min(best, u);
+  /* past a knee this is more than letting every connection in commits */
+  return best;
 }
 
 inline double percentile(std::vector<double> v, double q)
@@ -242,7 +246,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
   adaptive_controller c;
   double unparsed= backlog ? 2 * p.target : 0, blocked= 0, pending= 0;
   double parsed= 0, window_start= -1, next_update= 0;
-  double held= 0, returned= 0;
+  double returned= 0;
   bool full= false;
   purge_throttle::concurrency_window window;
   double next_pass= p.truncation_pass, next_sample= 0;
@@ -275,7 +279,8 @@ inline run_result run(const plant_params &p, bool throttled= true)
     if (x < free_rate)
       /* admitted at x a second, each staying H(n) = n / X(n): n solves
       X(n) = x, on the rising side of the knee */
-      n= std::min(n, x / (p.peak * p.load_factor(t)) * p.knee);
+      n= std::min(n, std::pow(x / (p.peak * p.load_factor(t)), 1 / p.rise) *
+                  p.knee);
     const bool waiting= n < p.connections;
     /* this step runs under the limit published before it */
     const bool limited= limit != 0;
@@ -296,19 +301,23 @@ inline run_result run(const plant_params &p, bool throttled= true)
       }
       last_parsed= parsed;
       last_history= history;
+      if (!limit && limited && t > window_start)
+        /* an episode ends: its last measurement counts */
+        window.update(t - window_start, returned, full, n);
       if (limit && !limited)
       {
         /* a limit comes into force (admission_gate::resize()) */
         window.start(uint64_t(n));
-        if (window_start < 0)
-          window_start= t;
+        window_start= t;
+        returned= 0;
+        full= false;
       }
-      else if (limit && returned > 0 &&
+      else if (limit &&
                t - window_start >= double(admission_gate::WINDOW) * 1e-9)
       {
-        window.update(t - window_start, held / returned, full);
+        window.update(t - window_start, returned, full, n);
         window_start= t;
-        held= returned= 0;
+        returned= 0;
         full= false;
       }
       concurrency= !limit ? 0 : unsigned(std::min(std::ceil(window.size()), 1e9));
@@ -319,9 +328,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
 
     if (limited)
     {
-      /* the gate measures the transactions that it let in: Little's law
-      gives their time inside */
-      held+= n * dt;
+      /* the gate counts the transactions that it let in */
       returned+= x * dt;
       full= full || was_full;
     }
@@ -364,17 +371,22 @@ inline run_result run(const plant_params &p, bool throttled= true)
     }
   }
   /* settled: from the first second after the last one whose mean history
-  is outside T +- 10%, with at least 30 s left */
+  is outside T +- 10%, with at least 30 s left; where the peak of the
+  plant's throughput is under what purge drains, a history under that
+  while it commits at its best rate is settled too */
   const size_t ns= r.seconds.size();
+  r.best= best_rate(p);
+  const bool peak_under_purge= r.best < 0.95 * p.purge;
   size_t from= 0;
   for (size_t i= ns; i--; )
-    if (std::fabs(r.seconds[i].history - p.target) > 0.1 * p.target)
+    if (r.seconds[i].history > 1.1 * p.target ||
+        (r.seconds[i].history < 0.9 * p.target &&
+         !(peak_under_purge && r.seconds[i].commits >= 0.95 * r.best)))
     {
       from= i + 1;
       break;
     }
   r.last_history= ns ? r.seconds.back().history : 0;
-  r.best= best_rate(p);
   if (from + 30 > ns)
     return r;
   /* the approach to the target starts once the history first exceeds

@@ -399,9 +399,9 @@ TEST(Gate, AWaiterWaitsWhileTheQueueMoves)
 
 /* A gate that lets nobody in for MAX_WAIT (every slot held by a
 transaction that waits for row locks) lets one waiter go per MAX_WAIT, not
-the whole queue: a queue let in at once runs outside the gate's bound, and
-its lock waits raised the holding time, which shrank the window, which
-stalled the gate again. */
+the whole queue: a queue let in at once runs outside the gate's bound, on
+hot rows past the peak of the throughput, and its lock waits stall the gate
+again. */
 TEST(Gate, AStallLetsOneWaiterGoAtATime)
 {
   gate g;

@@ -121,8 +121,9 @@ batch (update()); admission_gate enforces its output.
   e = T - x
   I = integral of e / (TAU * TAU_I) dt, where the actuator follows, |I| <= r
   C = max(MIN_SHARE * r, r + e / TAU + I)   read-write commits per second
-  N = C * H                        connections let in (Little's law, H the
-                                   measured time from admission to commit)
+  W                                connections let in at once: the window
+                                   that seeks the peak of the measured
+                                   commit rate (concurrency_window)
 
 The law comes into force once x > ENGAGE * T and stays in force while
 connections wait and the history is not empty, so that the limit rises
@@ -164,8 +165,9 @@ public:
   /** The least commit rate admitted, as a share of purge's rate: the
   throttle slows DML down, it never stops it */
   static constexpr double MIN_SHARE= 0.05;
-  /** Shortest interval over which rates and holding times are measured,
-  in microseconds: five POLL_MIN, so that a window holds several batches */
+  /** Shortest interval over which rates and the window's commits are
+  measured, in microseconds: five POLL_MIN, so that a window holds several
+  batches */
   static constexpr uint64_t WINDOW= 5 * POLL_MIN;
   /** Age after which a published limit lapses unless the purge batch that
   followed it still runs, in microseconds; also a waiter's longest wait
@@ -311,65 +313,112 @@ private:
   bool m_engaged= false;
 };
 /** The connections that the gate lets run read-write transactions at once
-while the law is in force, found from the measured holding time H (from
-admission to commit), as a gradient concurrency limiter does:
+while the law is in force: a window that seeks the peak of throughput by
+perturbation and observation of the measured commit rate X(W), with the
+step rule of Rprop (Riedmiller and Braun, 1993).
 
-  W <- W * min(1, H0 / H) + (sqrt(W) if the window was full),
-  H0 = the least H of the episode
+Every TAU_RATE in which the window was full (connections waited for a
+slot, so X depends on W), W moves by a step s in a direction d:
 
-W shrinks in proportion as transactions queue on each other (row locks,
-latches, rollback segments that truncation waits for) and grows by
-sqrt(W) while it is full and they do not: it settles where about sqrt(W)
-connections queue, next to the knee past which more connections lower the
-throughput.  It starts at the square root of the connections inside when
-the law first comes into force, later episodes from where the last one
-left it, and doubles per window while full (slow start, as TCP's) until W
-would shrink; H0 is the least of the episode.  No latch: admission_gate
-calls it. */
+  the last move paid (X rose; moving down, X did not fall):
+    s <- ETA_PLUS s (2 s until the first reversal), d kept
+  it did not:  s <- max(1, ETA_MINUS s), d <- -d
+  W <- W + d s, s at most W up and W / 2 down
+
+So W doubles per interval towards the peak from afar (slow start, as
+TCP's), and dithers about it by steps that shrink to one connection,
+growing again while moves keep paying (the load changed).  It assumes
+nothing about how X rises with W: linearly up to a knee, or slowly, as on
+hot rows, where each connection more queues on the others' row locks yet
+throughput still rises.  A flat X is no gain: W stays where fewer do as
+well.  An interval in which the window did not bind (the commit rate did,
+or fewer connections wanted in) tells nothing about X(W) and is skipped.
+W starts at the square root of the connections inside when the law first
+comes into force, later episodes from where the last one left it.  No
+latch: admission_gate calls it. */
 class concurrency_window
 {
 public:
+  /** Rprop's factors of the step after a move that paid and after one
+  that did not, as its authors chose them: a reversal halves the step (the
+  peak lies within the last one), moves that keep paying grow it by a
+  fifth each, slowly enough that a step does not outgrow the interval in
+  which it keeps paying */
+  static constexpr double ETA_PLUS= 1.2, ETA_MINUS= 0.5;
+
   /** Start an episode of the law.
   @param inside  read-write transactions that run now */
   void start(uint64_t inside) noexcept
   {
-    if (m_window <= 0)
-      m_window= std::max(1.0, std::sqrt(double(inside)));
-    /* the load may have changed since the last episode */
-    m_hold= m_least= 0;
-    m_slow_start= true;
+    if (m_window > 0)
+      return;     /* X(W) measured in the last episode still holds */
+    m_window= std::max(1.0, std::sqrt(double(inside)));
+    m_step= m_window;
   }
 
-  /** Feed the mean holding time of a measurement window.
-  @param dt    the window's length, in seconds
-  @param hold  the mean holding time in it, in seconds
-  @param full  the window was full at some time in it (a connection waited
-               for a slot, not for the commit rate): only then does a
-               larger window tell anything */
-  void update(double dt, double hold, bool full) noexcept
+  /** Feed a measurement window.
+  @param dt       its length, in seconds
+  @param commits  transactions let in by the gate that committed in it
+  @param full     the window was full at some time in it (a connection
+                  waited for a slot, not for the commit rate)
+  @param inside   the most read-write transactions let in that ran at
+                  once in it: a window that is not full stays within twice
+                  that, so that it binds again within one step once more
+                  connections want in (past the peak, more may be worse) */
+  void update(double dt, double commits, bool full, double inside) noexcept
   {
-    const double a= dt / (dt + double(adaptive_controller::TAU_RATE) * 1e-6);
-    m_hold= m_hold > 0 ? m_hold + a * (hold - m_hold) : hold;
-    m_least= m_least > 0 ? std::min(m_least, m_hold) : m_hold;
-    const double shrunk= m_window * std::min(1.0, m_least / m_hold);
-    const double grown= shrunk + (full ? std::sqrt(m_window) : 0);
-    /* slow start: double while full and nobody queues, as TCP does */
-    m_slow_start= m_slow_start && grown >= m_window;
-    m_window= std::max(1.0, m_slow_start && full ? 2 * shrunk : grown);
+    m_time+= dt;
+    m_commits+= commits;
+    m_full= m_full || full;
+    if (!full && m_window > 2 * std::max(1.0, inside))
+    {
+      m_window= 2 * std::max(1.0, inside);
+      m_step= std::min(m_step, m_window);
+    }
+    if (m_time < double(adaptive_controller::TAU_RATE) * 1e-6)
+      return;
+    const double x= m_commits / m_time;
+    const bool measured= m_full;
+    m_time= m_commits= 0;
+    m_full= false;
+    if (!measured)
+    {
+      /* X did not depend on W: no comparison across this interval */
+      m_last= 0;
+      return;
+    }
+    if (m_last > 0)
+    {
+      if (m_up ? x > m_last : x >= m_last)
+        m_step= std::min(m_step * (m_slow_start ? 2 : ETA_PLUS),
+                         m_up ? m_window : m_window / 2);
+      else
+      {
+        m_slow_start= false;
+        m_step= std::max(1.0, m_step * ETA_MINUS);
+        m_up= !m_up;
+      }
+    }
+    m_last= x;
+    m_window= std::max(1.0, m_up ? m_window + m_step : m_window - m_step);
   }
 
   /** @return the window, connections (0: not started) */
   double size() const noexcept { return m_window; }
-  /** @return the smoothed holding time, seconds (0: none measured) */
-  double hold() const noexcept { return m_hold; }
+  /** @return the commit rate measured over the last full interval, per
+  second (0: none yet) */
+  double throughput() const noexcept { return m_last; }
 
 private:
-  /** W (0: not started) */
-  double m_window= 0;
-  /** W doubles per window until transactions first queue */
-  bool m_slow_start= true;
-  /** the holding time, averaged over TAU_RATE, and its least value */
-  double m_hold= 0, m_least= 0;
+  /** W (0: not started) and its step s, connections */
+  double m_window= 0, m_step= 0;
+  /** the direction of the next step; whether W has not reversed yet */
+  bool m_up= true, m_slow_start= true;
+  /** X over the last interval in which the window was full (0: none) */
+  double m_last= 0;
+  /** the interval being measured: seconds, commits, whether it was full */
+  double m_time= 0, m_commits= 0;
+  bool m_full= false;
 };
 
 /** Admission control for the adaptive throttle's output, in two stages: at
@@ -390,7 +439,7 @@ public:
   (adaptive_controller::STALE): many times the time from admission to
   commit of a short transaction, so that no slot is lost for good */
   static constexpr uint64_t LEASE= adaptive_controller::STALE * 1000;
-  /** Shortest interval over which the holding time is measured, in
+  /** Shortest interval over which the window's commits are counted, in
   nanoseconds (adaptive_controller::WINDOW) */
   static constexpr uint64_t WINDOW= adaptive_controller::WINDOW * 1000;
   /** Longest wait at a gate that lets nobody in, in nanoseconds
@@ -436,6 +485,7 @@ public:
       m_tokens-= 1;
     }
     t.since= now;
+    m_most= std::max(m_most, running() + 1);
     if (!m_n_free)
     {
       t.slot= MAX_SLOTS;  /* counted, not tracked */
@@ -478,11 +528,7 @@ public:
       return false;
     else
       free_slot(t.slot);
-    if (now > since)
-    {
-      m_held+= now - since;
-      m_returned++;
-    }
+    m_returned++;
     return true;
   }
 
@@ -498,27 +544,33 @@ public:
     if (!rate)
     {
       /* tickets that are out stay valid and are given back as usual; the
-      measurement window goes on */
+      episode's last measurement counts (an episode may be shorter than
+      an interval of the window) */
+      if (m_rate && !m_tracking && now > m_window_start)
+        m_window.update(double(now - m_window_start) * 1e-9,
+                        double(m_returned), m_full, double(m_most));
       m_rate= 0;
       m_tracking= false;
       return m_limit= 0;
     }
     if (!m_rate || m_tracking)
     {
-      /* a limit comes into force, with a full bucket */
+      /* a limit comes into force, with a full bucket; what was given back
+      while none was is no measure of the window */
       m_tracking= false;
       m_window.start(inside);
       m_tokens_at= now;
       m_tokens= depth(double(rate));
-      if (!m_window_start)
-        m_window_start= now;
+      m_window_start= now;
+      m_returned= m_most= 0;
+      m_full= false;
     }
-    else if (now - m_window_start >= WINDOW && m_returned)
+    else if (now - m_window_start >= WINDOW)
     {
       m_window.update(double(now - m_window_start) * 1e-9,
-                      double(m_held) / double(m_returned) * 1e-9, m_full);
+                      double(m_returned), m_full, double(m_most));
       m_window_start= now;
-      m_held= m_returned= 0;
+      m_returned= m_most= 0;
       m_full= false;
     }
     refill(now);
@@ -583,11 +635,11 @@ private:
   unsigned m_untracked= 0;
   unsigned m_limit= 0;
   uint64_t m_last_expiry= 0;
-  /** start of the holding time measurement (0: none) */
+  /** start of the measurement of the window's commits (0: none) */
   uint64_t m_window_start= 0;
-  /** nanoseconds that the tickets given back since then were held */
-  uint64_t m_held= 0;
+  /** tickets given back since then, and the most out at once */
   uint64_t m_returned= 0;
+  unsigned m_most= 0;
   /** the concurrency window */
   concurrency_window m_window;
   /** a connection found the window full since the measurement started */
