@@ -246,7 +246,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
   adaptive_controller c;
   double unparsed= backlog ? 2 * p.target : 0, blocked= 0, pending= 0;
   double parsed= 0, window_start= -1, next_update= 0;
-  double returned= 0;
+  double returned= 0, most= 0;
   bool full= false;
   purge_throttle::concurrency_window window;
   double next_pass= p.truncation_pass, next_sample= 0;
@@ -303,21 +303,21 @@ inline run_result run(const plant_params &p, bool throttled= true)
       last_history= history;
       if (!limit && limited && t > window_start)
         /* an episode ends: its last measurement counts */
-        window.update(t - window_start, returned, full, n);
+        window.update(t - window_start, returned, full, most);
       if (limit && !limited)
       {
         /* a limit comes into force (admission_gate::resize()) */
         window.start(uint64_t(n));
         window_start= t;
-        returned= 0;
+        returned= most= 0;
         full= false;
       }
       else if (limit &&
                t - window_start >= double(admission_gate::WINDOW) * 1e-9)
       {
-        window.update(t - window_start, returned, full, n);
+        window.update(t - window_start, returned, full, most);
         window_start= t;
-        returned= 0;
+        returned= most= 0;
         full= false;
       }
       concurrency= !limit ? 0 : unsigned(std::min(std::ceil(window.size()), 1e9));
@@ -328,8 +328,10 @@ inline run_result run(const plant_params &p, bool throttled= true)
 
     if (limited)
     {
-      /* the gate counts the transactions that it let in */
+      /* the gate counts the transactions that it let in, and the most
+      inside at once */
       returned+= x * dt;
+      most= std::max(most, n);
       full= full || was_full;
     }
     /* commits */

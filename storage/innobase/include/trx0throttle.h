@@ -359,20 +359,19 @@ public:
   /** Feed a measurement window.
   @param dt       its length, in seconds
   @param commits  transactions let in by the gate that committed in it
-  @param full     the window was full at some time in it (a connection
-                  waited for a slot, not for the commit rate)
-  @param inside   the most read-write transactions let in that ran at
-                  once in it: a window that is not full stays within twice
-                  that, so that it binds again within one step once more
-                  connections want in (past the peak, more may be worse) */
-  void update(double dt, double commits, bool full, double inside) noexcept
+  @param full     a connection waited for a slot in it: X depended on W
+  @param most     the most transactions let in that ran at once in it: a
+                  window that was not full stays within twice that, so
+                  that it binds again within a step once more connections
+                  want in */
+  void update(double dt, double commits, bool full, double most) noexcept
   {
     m_time+= dt;
     m_commits+= commits;
     m_full= m_full || full;
-    if (!full && m_window > 2 * std::max(1.0, inside))
+    if (!full && m_window > 2 * std::max(1.0, most))
     {
-      m_window= 2 * std::max(1.0, inside);
+      m_window= 2 * std::max(1.0, most);
       m_step= std::min(m_step, m_window);
     }
     if (m_time < double(adaptive_controller::TAU_RATE) * 1e-6)
@@ -382,24 +381,26 @@ public:
     m_time= m_commits= 0;
     m_full= false;
     if (!measured)
+      return;   /* X did not depend on W: wait for an interval that does */
+    if (m_last > 0 && m_window != m_last_window)
     {
-      /* X did not depend on W: no comparison across this interval */
-      m_last= 0;
-      return;
-    }
-    if (m_last > 0)
-    {
-      if (m_up ? x > m_last : x >= m_last)
+      /* W moved since X was last measured: did that pay? */
+      const bool up= m_window > m_last_window;
+      if (up ? x > m_last : x >= m_last)
+      {
+        m_up= up;
         m_step= std::min(m_step * (m_slow_start ? 2 : ETA_PLUS),
                          m_up ? m_window : m_window / 2);
+      }
       else
       {
+        m_up= !up;
         m_slow_start= false;
         m_step= std::max(1.0, m_step * ETA_MINUS);
-        m_up= !m_up;
       }
     }
     m_last= x;
+    m_last_window= m_window;
     m_window= std::max(1.0, m_up ? m_window + m_step : m_window - m_step);
   }
 
@@ -414,8 +415,8 @@ private:
   double m_window= 0, m_step= 0;
   /** the direction of the next step; whether W has not reversed yet */
   bool m_up= true, m_slow_start= true;
-  /** X over the last interval in which the window was full (0: none) */
-  double m_last= 0;
+  /** X over the last interval that measured X(W) (0: none), and that W */
+  double m_last= 0, m_last_window= 0;
   /** the interval being measured: seconds, commits, whether it was full */
   double m_time= 0, m_commits= 0;
   bool m_full= false;
