@@ -191,11 +191,11 @@ uint purge_throttle_gate_waiting() noexcept;
 throttle that have not ended their transaction yet; some may have expired) */
 uint purge_throttle_tickets() noexcept;
 
-/** The adaptive throttle has a target (purge_throttle::has_target()), so
-InnoDB's wait_point is armed (ha_wait_point_arm()).  Changed only with
-purge_throttle_sys's latch held, at startup, a change of a setting and
+/** Whether the adaptive throttle has a target (purge_throttle::has_target()),
+so that InnoDB's wait_point is armed (ha_wait_point_arm()).  Changed only
+with purge_throttle_sys's latch held, at startup, a change of a setting and
 shutdown; read relaxed. */
-extern Atomic_relaxed<bool> purge_throttle_armed;
+extern purge_throttle::arming purge_throttle_armed;
 
 /** purge_throttle_trx_end() where purge_throttle::trx_end_acts() */
 void purge_throttle_trx_ended(purge_throttle::connection &c, bool wrote_commit)
@@ -215,7 +215,7 @@ this is one branch (purge_throttle::trx_end_acts()).
 inline void purge_throttle_trx_end(purge_throttle::connection &c,
                                    bool wrote_commit) noexcept
 {
-  if (UNIV_UNLIKELY(purge_throttle::trx_end_acts(c, purge_throttle_armed)))
+  if (UNIV_UNLIKELY(purge_throttle::trx_end_acts(c, purge_throttle_armed.armed())))
     purge_throttle_trx_ended(c, wrote_commit);
 }
 

@@ -29,6 +29,7 @@ the gate's.  No InnoDB state, so that it is unit tested
 #define trx0arm_h
 
 #include "trx0gate.h"
+#include <atomic>
 
 namespace purge_throttle
 {
@@ -44,22 +45,24 @@ constexpr bool has_target(bool adaptive, uint64_t lag) noexcept
 
 /** Whether InnoDB's wait_point is armed.  A change is reported once, so
 that the server's count of armed engines moves by one per change and never
-drifts, however often the settings are written.  Not thread-safe: the
-caller holds the throttle's latch. */
+drifts, however often the settings are written.  set() is called with the
+throttle's latch held; armed() is read without it (relaxed), on the commit
+path. */
 class arming
 {
-  bool m_armed= false;
+  std::atomic<bool> m_armed{false};
 public:
   /** @param armed  the state wanted (has_target())
   @return whether it changed: then the caller arms or disarms, once */
   bool set(bool armed) noexcept
   {
-    if (armed == m_armed)
+    if (armed == m_armed.load(std::memory_order_relaxed))
       return false;
-    m_armed= armed;
+    m_armed.store(armed, std::memory_order_relaxed);
     return true;
   }
-  bool armed() const noexcept { return m_armed; }
+  bool armed() const noexcept
+  { return m_armed.load(std::memory_order_relaxed); }
 };
 
 /** @return whether the end of a connection's transaction must be handled

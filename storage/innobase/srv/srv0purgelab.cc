@@ -50,7 +50,7 @@ my_bool innodb_purge_throttle_replica= FALSE;
 my_bool innodb_undo_log_compact_init= TRUE;
 uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
-Atomic_relaxed<bool> purge_throttle_armed;
+purge_throttle::arming purge_throttle_armed;
 Atomic_counter<ulonglong> undo_pages_init_compact;
 Atomic_counter<ulonglong> undo_pages_init_generic;
 
@@ -95,14 +95,11 @@ drain only the thread that runs undo log truncation (one at a time);
 the Atomic_relaxed members anyone. */
 struct purge_throttle_sys_t
 {
-  /** Protects gate, closed and armed */
+  /** Protects gate, closed and changes of purge_throttle_armed */
   mysql_mutex_t mutex;
   purge_throttle::gate gate;
   /** the server is shutting down: nobody queues any more */
   bool closed= false;
-  /** whether InnoDB's wait_point is armed; purge_throttle_armed mirrors
-  it, and the server's count of armed engines holds one for it iff set */
-  purge_throttle::arming armed;
   /** mutex was initialised */
   bool initialised= false;
 
@@ -164,10 +161,10 @@ struct purge_throttle_sys_t
   void arm(bool target) noexcept
   {
     ut_ad(owns());
-    if (!armed.set(target))
-      return;
-    purge_throttle_armed= target;
-    ha_wait_point_arm(target);
+    /* the server's count of armed engines holds one for InnoDB iff
+    purge_throttle_armed is set */
+    if (purge_throttle_armed.set(target))
+      ha_wait_point_arm(target);
   }
 
   /** Give a ticket back. */
