@@ -454,10 +454,22 @@ constexpr uint64_t ms= 1000000;  /* nanoseconds */
 /* a commit rate limit at which tokens do not bind (a bucket of 5,000) */
 constexpr uint64_t FAST= 100000;
 
-/* A gate whose window starts at 10: sqrt of 100 transactions inside */
+/* @return the transactions inside from which the concurrency window
+starts at n: its centre is their square root, its first side that over
+1 + DITHER, rounded up */
+uint64_t inside_for(unsigned n)
+{
+  uint64_t inside= 1;
+  while (std::ceil(std::sqrt(double(inside + 1)) /
+                   (1 + purge_throttle::concurrency_window::DITHER)) <= n)
+    inside++;
+  return inside;
+}
+
+/* A gate whose window starts at 10 */
 void size_for_ten(admission_gate &g, uint64_t now)
 {
-  ASSERT_EQ(10u, g.resize(now, FAST, 100));
+  ASSERT_EQ(10u, g.resize(now, FAST, inside_for(10)));
 }
 } // namespace
 
@@ -549,22 +561,26 @@ TEST(AdmissionGate, MeasuresOverAWindow)
   EXPECT_EQ(10u, g.resize(now + 10 * ms, FAST)) << "shorter than WINDOW";
   EXPECT_EQ(10u, g.resize(now + admission_gate::WINDOW, FAST))
     << "shorter than an interval of the window (TAU_RATE)";
-  /* a full interval: the window's first step doubles it */
+  /* a full interval: the window moves to the other side of its dither,
+  (1 + DITHER)^2 times as wide */
   const uint64_t interval= adaptive_controller::TAU_RATE * 1000;
   now+= admission_gate::WINDOW;
   for (auto &x : t)
     g.enter(now, x);
-  EXPECT_EQ(20u, g.resize(now + interval, FAST));
+  const unsigned other= unsigned(std::ceil(std::sqrt(double(inside_for(10)))
+                                           * (1 + purge_throttle::
+                                              concurrency_window::DITHER)));
+  EXPECT_EQ(other, g.resize(now + interval, FAST));
   for (auto &x : t)
     g.leave(now + interval, x);
-  /* an interval that was never full tells nothing about the throughput;
-  the window stays within twice the most let in at once (10) */
+  /* an interval that was never full tells nothing about the throughput:
+  the window stays (within twice the most let in at once, 10) */
   now+= interval;
   for (int i= 0; i < 10; i++)
     ASSERT_TRUE(g.enter(now, t[i]));
   for (int i= 0; i < 10; i++)
     g.leave(now + 10 * ms, t[i]);
-  EXPECT_EQ(20u, g.resize(now + interval, FAST));
+  EXPECT_EQ(other, g.resize(now + interval, FAST));
   now+= interval;
   ASSERT_TRUE(g.enter(now, t[0]));
   g.leave(now + 10 * ms, t[0]);
@@ -621,7 +637,7 @@ std::vector<double> climb(purge_throttle::concurrency_window &w, X x,
   for (double t= 0; t < seconds; t+= dt)
   {
     w.update(dt, x(w.size()) * dt, true, w.size());
-    sizes.push_back(w.size());
+    sizes.push_back(w.center());
   }
   return sizes;
 }
@@ -643,20 +659,25 @@ TEST(AdmissionGate, TheWindowClimbsToTheThroughputPeak)
     const double peak= i ? 500 : 200;
     purge_throttle::concurrency_window w;
     w.start(100);
-    ASSERT_EQ(10.0, w.size()) << "from the square root of those inside";
+    ASSERT_EQ(10.0, w.center()) << "from the square root of those inside";
     const std::vector<double> sizes= i ? climb(w, slow, 60)
       : climb(w, knee, 60);
-    /* from afar it doubles per interval: within 6 of them (3 s) near
-    the peak */
+    /* from afar the centre doubles per decision, every three intervals:
+    within six decisions (9 s) at half the peak, from a twentieth or a
+    fiftieth of it */
     const size_t per= size_t(adaptive_controller::TAU_RATE /
                              adaptive_controller::WINDOW);
-    EXPECT_GE(sizes.at(6 * per), 0.5 * peak);
-    /* then it dithers about the peak by a few connections */
+    EXPECT_GE(sizes.at(18 * per + 1), 0.5 * peak);
+    /* then the peak lies between the sides of the dither */
     const auto tail= std::vector<double>(sizes.end() - 20 * per,
                                          sizes.end());
-    EXPECT_GE(*std::min_element(tail.begin(), tail.end()), 0.9 * peak);
-    EXPECT_LE(*std::max_element(tail.begin(), tail.end()), 1.1 * peak);
-    EXPECT_GT(w.throughput(), 0.98 * (i ? slow(peak) : knee(peak)));
+    const double d= purge_throttle::concurrency_window::DITHER;
+    EXPECT_GE(*std::min_element(tail.begin(), tail.end()),
+              peak / (1 + d) - 1);
+    EXPECT_LE(*std::max_element(tail.begin(), tail.end()),
+              peak * (1 + d) + 1);
+    /* and either side commits at least 3/4 of the peak's rate */
+    EXPECT_GT(w.throughput(), 0.75 * (i ? slow(peak) : knee(peak)));
   }
 }
 
@@ -666,30 +687,68 @@ TEST(AdmissionGate, TheWindowKeepsWhereFewerDoAsWell)
   const auto flat= [](double n) { return 1000 * std::min(n, 20.0); };
   purge_throttle::concurrency_window w;
   w.start(10000);
-  ASSERT_EQ(100.0, w.size());
+  ASSERT_EQ(100.0, w.center());
   const std::vector<double> sizes= climb(w, flat, 60);
   const size_t per= size_t(adaptive_controller::TAU_RATE /
                            adaptive_controller::WINDOW);
   const auto tail= std::vector<double>(sizes.end() - 20 * per, sizes.end());
-  EXPECT_LE(*std::max_element(tail.begin(), tail.end()), 100)
-    << "a flat throughput is no reason to let more in";
-  EXPECT_GE(*std::min_element(tail.begin(), tail.end()), 0.9 * 20)
-    << "nor to let fewer in than saturate it, by more than a step";
+  const double d= purge_throttle::concurrency_window::DITHER;
+  EXPECT_LE(*std::max_element(tail.begin(), tail.end()), 20 * (1 + d) * (1 + d))
+    << "a flat throughput is no reason to let more in: the centre falls"
+       " until the lower side of the dither no longer saturates it";
+  EXPECT_GE(*std::min_element(tail.begin(), tail.end()), 20 / (1 + d) - 1)
+    << "nor to let fewer in than saturate it, by more than the dither";
+}
+
+/* A commit rate that drifts while the window dithers (the connections
+that came in before the law leave the rows to the others; the load
+changes) is not read as the effect of W: on a throughput saturated from 50
+connections, a rate that rises or falls by 10% a second does not carry the
+window off in either direction. */
+TEST(AdmissionGate, TheWindowIgnoresADrift)
+{
+  const double dt= double(adaptive_controller::WINDOW) * 1e-6;
+  const double d= purge_throttle::concurrency_window::DITHER;
+  for (double drift : {0.0, 0.1, -0.1})
+  {
+    purge_throttle::concurrency_window w;
+    w.start(2500);
+    double lo= 1e9, hi= 0, t= 0;
+    for (; t < 30; t+= dt)
+    {
+      const double n= w.size();
+      const double x= 1000 * std::min(n, 50.0) *
+        std::max(0.1, 1 + drift * t);
+      w.update(dt, x * dt, true, n);
+      if (t > 10)
+      {
+        lo= std::min(lo, w.center());
+        hi= std::max(hi, w.center());
+      }
+    }
+    /* the centre stays where the lower side of the dither saturates the
+    server (50 (1 + DITHER)), within a step of the dither */
+    EXPECT_GE(lo, 50 / (1 + d)) << "drift " << drift;
+    EXPECT_LE(hi, 50 * (1 + d) * (1 + d)) << "drift " << drift;
+    std::printf("drift %g: centre %.1f..%.1f\n", drift, lo, hi);
+  }
 }
 
 TEST(AdmissionGate, TheWindowMovesOnlyOnFullIntervals)
 {
   const double dt= double(adaptive_controller::WINDOW) * 1e-6;
+  const double d= purge_throttle::concurrency_window::DITHER;
   purge_throttle::concurrency_window full, idle;
   full.start(100);
   idle.start(100);
+  ASSERT_EQ(10 / (1 + d), full.size()) << "the lower side first";
   /* one interval is TAU_RATE: W does not move within one */
   const int per= int(adaptive_controller::TAU_RATE /
                      adaptive_controller::WINDOW);
   for (int i= 1; i < per; i++)
   {
     full.update(dt, 10 * full.size() * dt, true, full.size());
-    ASSERT_EQ(10.0, full.size()) << i;
+    ASSERT_EQ(10 / (1 + d), full.size()) << i;
   }
   for (int k= 0; k < 5; k++)
     for (int i= 0; i < per; i++)
@@ -697,15 +756,43 @@ TEST(AdmissionGate, TheWindowMovesOnlyOnFullIntervals)
       full.update(dt, 10 * full.size() * dt, true, full.size());
       /* the commit rate bound, not the window: X tells nothing of W */
       idle.update(dt, 10 * idle.size() * dt, false, idle.size());
-      EXPECT_EQ(10.0, idle.size()) << k;
+      EXPECT_EQ(10 / (1 + d), idle.size()) << k;
+      EXPECT_EQ(10.0, idle.center()) << k;
+      if (k == 0)
+        EXPECT_EQ(10 * (1 + d), full.size()) << "the other side";
     }
-  /* while throughput rises with W it doubles per interval (slow start) */
-  EXPECT_EQ(10.0 * 32, full.size());
+  /* three full intervals, at sides -, +, -, found X rising with W: the
+  centre doubled; two more intervals wait for the third */
+  EXPECT_DOUBLE_EQ(20.0, full.center());
   /* a later episode resumes where the last one left it */
   idle.start(1000000);
-  EXPECT_EQ(10.0, idle.size());
+  EXPECT_EQ(10.0, idle.center());
   full.start(1);
-  EXPECT_EQ(10.0 * 32, full.size());
+  EXPECT_DOUBLE_EQ(20.0, full.center());
+}
+
+/* Transactions that outlast TAU_RATE (row locks held by connections that
+came in before the law): an interval closes only once as many commit as
+the window holds, so that X is not read from an interval in which the
+window's transactions had not yet turned over. */
+TEST(AdmissionGate, TheWindowWaitsForATurnover)
+{
+  const double dt= double(adaptive_controller::WINDOW) * 1e-6;
+  purge_throttle::concurrency_window w;
+  w.start(10000);
+  const double first= w.size();
+  ASSERT_EQ(100 / (1 + purge_throttle::concurrency_window::DITHER), first);
+  /* 60 commits a second: 91 take a second and a half */
+  double t= 0;
+  for (; t < 1.5 - dt / 2; t+= dt)
+  {
+    w.update(dt, 60 * dt, true, first);
+    ASSERT_EQ(first, w.size()) << t;
+  }
+  for (; t < 2; t+= dt)
+    w.update(dt, 60 * dt, true, first);
+  EXPECT_NE(first, w.size()) << "one turnover: the other side";
+  EXPECT_NEAR(60, w.throughput(), 1e-6);
 }
 
 TEST(AdmissionGate, TicketsBeyondTheTableAreCounted)
@@ -734,7 +821,7 @@ TEST(AdmissionGate, TicketsBeyondTheTableAreCounted)
   /* under a limit as large: the tracked tickets expire, the counted ones
   stay out until given back */
   admission_gate h;
-  ASSERT_EQ(N, h.resize(now, 1000000000, uint64_t{N} * N));
+  ASSERT_EQ(N, h.resize(now, 1000000000, inside_for(N)));
   for (auto &x : t)
     ASSERT_TRUE(h.enter(now, x));
   EXPECT_EQ(N, h.running());
@@ -993,7 +1080,7 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
                                   adaptive_controller::output
                                   (uint64_t(history), 0),
                                   uint64_t(parsed), target, true,
-                                  !queue.empty()),
+                                  !queue.empty(), gate.rate_bound()),
                   uint64_t(threads - int(queue.size())));
       admit_waiters(t);
     }

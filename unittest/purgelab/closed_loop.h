@@ -35,7 +35,11 @@ adaptive_controller and concurrency_window with an injected clock
    running transactions took them (exp(-n / segments));
  - the coordinator evaluates the law after each batch: every
    batch / purge seconds, within [1 ms, POLL_MAX], and with an empty
-   history publishes no limit, as srv0purgelab.cc does. */
+   history publishes no limit, as srv0purgelab.cc does; it tells the law
+   whether the rate limit, not only the window, held connections back;
+ - noise: optionally, the commit rate times a random factor drawn every
+   TAU_RATE (a fixed seed), as the per-second throughput of hot rows
+   swings. */
 
 #ifndef purgelab_closed_loop_h
 #define purgelab_closed_loop_h
@@ -75,6 +79,9 @@ struct plant_params
   double target= 10000;
   double seconds= 0;        /* 0: long enough to settle */
   double view_from= -1, view_to= -1;
+  /** throughput noise: every TAU_RATE the commit rate is multiplied by an
+  independent factor of mean 1 and this standard deviation (uniform) */
+  double noise= 0;
   /* from a time on, the load's peak times a factor */
   std::vector<std::pair<double, double>> load_steps;
 
@@ -246,6 +253,9 @@ inline run_result run(const plant_params &p, bool throttled= true)
   adaptive_controller c;
   double unparsed= backlog ? 2 * p.target : 0, blocked= 0, pending= 0;
   double parsed= 0, window_start= -1, next_update= 0;
+  /* the noise factor and when it is drawn next; a fixed seed */
+  double noise_factor= 1, next_noise= 0;
+  uint64_t seed= 88172645463325252ULL;
   double returned= 0, most= 0;
   bool full= false;
   purge_throttle::concurrency_window window;
@@ -274,7 +284,14 @@ inline run_result run(const plant_params &p, bool throttled= true)
       n= concurrency;
     /* the gate's tokens: at most `limit` admissions a second; those
     inside then are fewer, by Little's law */
-    const double free_rate= p.commit_rate(n, t);
+    if (p.noise > 0 && t >= next_noise)
+    {
+      next_noise= t + double(adaptive_controller::TAU_RATE) * 1e-6;
+      seed^= seed << 13; seed^= seed >> 7; seed^= seed << 17;
+      const double u= double(seed >> 11) * 0x1p-53;   /* [0, 1) */
+      noise_factor= std::max(0.0, 1 + p.noise * std::sqrt(3.0) * (2 * u - 1));
+    }
+    const double free_rate= p.commit_rate(n, t) * noise_factor;
     const double x= limit ? std::min(free_rate, double(limit)) : free_rate;
     if (x < free_rate)
       /* admitted at x a second, each staying H(n) = n / X(n): n solves
@@ -282,6 +299,8 @@ inline run_result run(const plant_params &p, bool throttled= true)
       n= std::min(n, std::pow(x / (p.peak * p.load_factor(t)), 1 / p.rise) *
                   p.knee);
     const bool waiting= n < p.connections;
+    /* the rate limit, not only the window, holds connections back */
+    const bool rate_bound= x < free_rate;
     /* this step runs under the limit published before it */
     const bool limited= limit != 0;
     const bool was_full= concurrency && concurrency <= n + 0.5;
@@ -297,7 +316,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
         limit= c.update(now, adaptive_controller::output
                         (uint64_t(history), uint64_t(blocked)),
                         uint64_t(parsed), uint64_t(p.target), progress,
-                        waiting);
+                        waiting, rate_bound);
       }
       last_parsed= parsed;
       last_history= history;

@@ -21,6 +21,7 @@ gate, with an injected clock (nanoseconds). */
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstring>
+#include <cmath>
 #include <vector>
 
 using namespace purge_throttle;
@@ -40,13 +41,25 @@ struct recorder
 admissions) */
 constexpr uint64_t FAST= 1000000;
 
+/** @return the transactions inside from which the concurrency window
+starts at n: its centre is their square root, its first side that over
+1 + DITHER, rounded up */
+uint64_t inside_for(unsigned n)
+{
+  uint64_t inside= 1;
+  while (std::ceil(std::sqrt(double(inside + 1)) /
+                   (1 + purge_throttle::concurrency_window::DITHER)) <= n)
+    inside++;
+  return inside;
+}
+
 /** A gate with a limit in force that admits exactly n connections at once:
-the concurrency window starts at the square root of the transactions
-inside, and the rate is high enough that tokens do not bind. */
+the concurrency window starts from the transactions inside, and the rate
+is high enough that tokens do not bind. */
 void limit_to(gate &g, uint64_t now, unsigned n,
               std::vector<const gate_waiter*> &log)
 {
-  g.publish(now, FAST, uint64_t{n} * n, recorder{&log});
+  g.publish(now, FAST, inside_for(n), recorder{&log});
   ASSERT_EQ(n, g.concurrency());
   ASSERT_TRUE(g.in_force(now, true));
 }
@@ -467,7 +480,7 @@ TEST(Gate, ATokenLetsTheHeadIn)
   std::vector<const gate_waiter*> log;
   const uint64_t now= 1000 * MS;
   /* 100 commits a second (a bucket of 5), a window of 10 */
-  g.publish(now, 100, 100, recorder{&log});
+  g.publish(now, 100, inside_for(10), recorder{&log});
   ASSERT_EQ(10u, g.concurrency());
   admission_gate::ticket t[5], a, b;
   for (auto &x : t)

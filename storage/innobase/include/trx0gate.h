@@ -233,6 +233,7 @@ public:
       return false;
     const bool in= m_gate.enter(now, t);
     m_tickets.store(m_gate.running(), std::memory_order_relaxed);
+    m_rate_bound.store(m_gate.rate_bound(), std::memory_order_relaxed);
     if (in)
       m_admitted.store(now, std::memory_order_relaxed);
     return in;
@@ -304,6 +305,10 @@ public:
   /** @return the connections waiting */
   unsigned waiting() const noexcept
   { return m_waiting.load(std::memory_order_relaxed); }
+  /** @return whether the commit rate limit, not only the concurrency
+  window, kept a connection out since the last publish() */
+  bool rate_bound() const noexcept
+  { return m_rate_bound.load(std::memory_order_relaxed); }
   /** @return the tickets out (some may have expired unnoticed) */
   unsigned tickets() const noexcept
   { return m_tickets.load(std::memory_order_relaxed); }
@@ -345,6 +350,7 @@ private:
       notify(*w);
     }
     m_tickets.store(m_gate.running(), std::memory_order_relaxed);
+    m_rate_bound.store(m_gate.rate_bound(), std::memory_order_relaxed);
   }
 
   admission_gate m_gate;
@@ -355,6 +361,8 @@ private:
   std::atomic<unsigned> m_concurrency{0}, m_waiting{0}, m_tickets{0};
   /** batch(): a purge batch runs since the last publish() */
   std::atomic<bool> m_in_batch{false};
+  /** admission_gate::rate_bound() after the last admission */
+  std::atomic<bool> m_rate_bound{false};
 };
 
 } // namespace purge_throttle

@@ -200,13 +200,17 @@ public:
                    which falls in steps as undo logs are truncated)
   @param target    innodb_max_purge_lag (0 = no throttling)
   @param progress  purge can progress (no read view blocks all of it)
-  @param binding   connections wait at the gate now: a higher limit would
-                   admit more (anti-windup: the integral does not grow
-                   while the limit binds nobody)
+  @param binding   connections wait at the gate now (the law stays in
+                   force while they do)
+  @param rate_bound  the commit rate limit held a connection back since
+                   the last update (not only the concurrency window): a
+                   higher limit would admit more (anti-windup: the
+                   integral grows only while it binds and connections wait)
   @return the commit rate to admit, read-write transactions per second;
   0 = no limit */
   uint64_t update(uint64_t now, uint64_t x, uint64_t purged, uint64_t target,
-                  bool progress, bool binding= true) noexcept
+                  bool progress, bool binding= true, bool rate_bound= true)
+    noexcept
   {
     m_target= target;
     m_x= x;
@@ -251,7 +255,7 @@ public:
     const double floor= MIN_SHARE * m_rate;
     const double wanted= m_rate + e / tau + m_integral;
     /* anti-windup: integrate only where the actuator can follow */
-    if (!(e < 0 && wanted <= floor) && !(e > 0 && !binding))
+    if (!(e < 0 && wanted <= floor) && !(e > 0 && !(binding && rate_bound)))
       m_integral= std::max(-m_rate, std::min(m_rate, m_integral +
                                              e * dt / (tau * tau_i)));
     const double c= std::max(floor, m_rate + e / tau + m_integral);
@@ -313,47 +317,58 @@ private:
   bool m_engaged= false;
 };
 /** The connections that the gate lets run read-write transactions at once
-while the law is in force: a window that seeks the peak of throughput by
-perturbation and observation of the measured commit rate X(W), with the
-step rule of Rprop (Riedmiller and Braun, 1993).
+while the law is in force: a window that seeks the peak of throughput, the
+commit rate X(W) measured, by extremum seeking with a square-wave dither
+and the step rule of Rprop (Riedmiller and Braun, 1993).
 
-Every TAU_RATE in which the window was full (connections waited for a
-slot, so X depends on W), W moves by a step s in a direction d:
+W dithers about a centre c: every TAU_RATE (and at least as many commits
+as W: one turnover of the window) in which it was full (connections waited
+for a slot, so X depends on W) it moves to the other side, W = c (1 + DITHER)^d, d = -1, +1, -1, ...  After three such
+intervals at one centre, with sides d, -d, d and rates X1, X2, X3:
 
-  the last move paid (X rose; moving down, X did not fall):
-    s <- ETA_PLUS s (2 s until the first reversal), d kept
-  it did not:  s <- max(1, ETA_MINUS s), d <- -d
-  W <- W + d s, s at most W up and W / 2 down
+  G = d (X1 - 2 X2 + X3)         the gradient's sign, free of a trend
+                                 (with the intervals' spacing: the second
+                                 divided difference over their midpoints)
+  c <- c exp(sign(G) s)          G <= 0 (flat): down, fewer do as well
+  s <- ETA_PLUS s if sign(G) is the last move's, else ETA_MINUS s,
+       within [ln(1 + 1 / c), ln 2]
 
-So W doubles per interval towards the peak from afar (slow start, as
-TCP's), and dithers about it by steps that shrink to one connection,
-growing again while moves keep paying (the load changed).  It assumes
-nothing about how X rises with W: linearly up to a knee, or slowly, as on
-hot rows, where each connection more queues on the others' row locks yet
-throughput still rises.  A flat X is no gain: W stays where fewer do as
-well.  An interval in which the window did not bind (the commit rate did,
-or fewer connections wanted in) tells nothing about X(W) and is skipped.
-W starts at the square root of the connections inside when the law first
-comes into force, later episodes from where the last one left it.  No
-latch: admission_gate calls it. */
+A rate that drifts linearly while W dithers (the connections that came in
+before the law, leaving the rows to the others; a load that changes)
+cancels out of G, where comparing one interval with the last would read
+the drift as the effect of the last move, and carry W off in whichever
+direction it was moving.  So c doubles per decision towards the peak from
+afar, and settles about it by steps that halve at each reversal, down to
+one connection.  It assumes nothing about how X rises with W: linearly up
+to a knee, or slowly, as on hot rows, where each connection more queues on
+the others' row locks yet throughput still rises.  An interval in which
+the window did not bind (the commit rate did, or fewer connections wanted
+in) tells nothing about X(W): the three intervals start again.  c starts
+at the square root of the connections inside when the law first comes
+into force, later episodes from where the last one left it.  No latch:
+admission_gate calls it. */
 class concurrency_window
 {
 public:
-  /** Rprop's factors of the step after a move that paid and after one
-  that did not, as its authors chose them: a reversal halves the step (the
-  peak lies within the last one), moves that keep paying grow it by a
-  fifth each, slowly enough that a step does not outgrow the interval in
-  which it keeps paying */
+  /** Rprop's factors of the step after a move in the direction of the
+  last one and after a reversal, as its authors chose them: a reversal
+  halves the step (the peak lies within the last one), moves that keep
+  their direction grow it by a fifth each */
   static constexpr double ETA_PLUS= 1.2, ETA_MINUS= 0.5;
+  /** The dither: W alternates between c (1 + DITHER) and c / (1 +
+  DITHER), a ratio of 1.21, so that a throughput that rises as slowly as
+  W^0.25 still differs by 5% between the sides, while at a sharp peak
+  either side commits within a few percent of it */
+  static constexpr double DITHER= 0.1;
 
   /** Start an episode of the law.
   @param inside  read-write transactions that run now */
   void start(uint64_t inside) noexcept
   {
-    if (m_window > 0)
+    if (m_center > 0)
       return;     /* X(W) measured in the last episode still holds */
-    m_window= std::max(1.0, std::sqrt(double(inside)));
-    m_step= m_window;
+    m_center= std::max(1.0, std::sqrt(double(inside)));
+    m_step= std::log(2.0);
   }
 
   /** Feed a measurement window.
@@ -366,57 +381,76 @@ public:
                   want in */
   void update(double dt, double commits, bool full, double most) noexcept
   {
+    m_clock+= dt;
     m_time+= dt;
     m_commits+= commits;
     m_full= m_full || full;
-    if (!full && m_window > 2 * std::max(1.0, most))
+    if (!full && size() > 2 * std::max(1.0, most))
     {
-      m_window= 2 * std::max(1.0, most);
-      m_step= std::min(m_step, m_window);
+      m_center= std::max(1.0, 2 * std::max(1.0, most) /
+                         (m_side > 0 ? 1 + DITHER : 1 / (1 + DITHER)));
+      m_n= 0;
     }
-    if (m_time < double(adaptive_controller::TAU_RATE) * 1e-6)
+    if (m_time < double(adaptive_controller::TAU_RATE) * (1e-6 - 1e-15) ||
+        m_commits < size())
+      /* (tolerating the rounding of a sum of steps) an interval lasts
+      TAU_RATE, and until as many commits as W: every slot turned over,
+      once on average, so that X is not read from transactions that
+      outlast it */
       return;
-    const double x= m_commits / m_time;
+    const double length= m_time, x= m_commits / length;
     const bool measured= m_full;
     m_time= m_commits= 0;
     m_full= false;
     if (!measured)
-      return;   /* X did not depend on W: wait for an interval that does */
-    if (m_last > 0 && m_window != m_last_window)
     {
-      /* W moved since X was last measured: did that pay? */
-      const bool up= m_window > m_last_window;
-      if (up ? x > m_last : x >= m_last)
-      {
-        m_up= up;
-        m_step= std::min(m_step * (m_slow_start ? 2 : ETA_PLUS),
-                         m_up ? m_window : m_window / 2);
-      }
-      else
-      {
-        m_up= !up;
-        m_slow_start= false;
-        m_step= std::max(1.0, m_step * ETA_MINUS);
-      }
+      m_n= 0;   /* X did not depend on W: start the three again */
+      return;
     }
     m_last= x;
-    m_last_window= m_window;
-    m_window= std::max(1.0, m_up ? m_window + m_step : m_window - m_step);
+    if (!m_n)
+      m_first_side= m_side;
+    m_t[m_n]= m_clock - 0.5 * length;
+    m_x[m_n++]= x;
+    m_side= -m_side;
+    if (m_n < 3)
+      return;
+    m_n= 0;
+    /* a rate linear in time gives 0, up to rounding */
+    const double a= m_t[2] - m_t[1], b= m_t[2] - m_t[0], c= m_t[1] - m_t[0];
+    const double g= m_first_side * (a * m_x[0] - b * m_x[1] + c * m_x[2]);
+    const int dir= g > 1e-9 * b * (m_x[0] + m_x[1] + m_x[2]) ? 1 : -1;
+    if (m_dir)
+      m_step*= dir == m_dir ? ETA_PLUS : ETA_MINUS;
+    m_step= std::max(std::log1p(1 / m_center),
+                     std::min(std::log(2.0), m_step));
+    m_dir= dir;
+    m_center= std::max(1.0, m_center * std::exp(dir * m_step));
   }
 
   /** @return the window, connections (0: not started) */
-  double size() const noexcept { return m_window; }
+  double size() const noexcept
+  { return m_side > 0 ? m_center * (1 + DITHER) : m_center / (1 + DITHER); }
+  /** @return the centre of the dither, connections (0: not started) */
+  double center() const noexcept { return m_center; }
   /** @return the commit rate measured over the last full interval, per
   second (0: none yet) */
   double throughput() const noexcept { return m_last; }
 
 private:
-  /** W (0: not started) and its step s, connections */
-  double m_window= 0, m_step= 0;
-  /** the direction of the next step; whether W has not reversed yet */
-  bool m_up= true, m_slow_start= true;
-  /** X over the last interval that measured X(W) (0: none), and that W */
-  double m_last= 0, m_last_window= 0;
+  /** c (0: not started) and the step s, in ln(connections) */
+  double m_center= 0, m_step= 0;
+  /** the side of the dither now (+1, -1), that of the first of the three
+  intervals, and the direction of the last move of c (0: none yet) */
+  int m_side= -1, m_first_side= -1, m_dir= 0;
+  /** X over the intervals at the centre so far, their midpoints on
+  m_clock, and their number */
+  double m_x[3]= {}, m_t[3]= {};
+  int m_n= 0;
+  /** seconds fed to update() */
+  double m_clock= 0;
+  /** X over the last interval that measured X(W) (0: none) */
+  double m_last= 0;
   /** the interval being measured: seconds, commits, whether it was full */
   double m_time= 0, m_commits= 0;
   bool m_full= false;
@@ -482,7 +516,7 @@ public:
     {
       refill(now);
       if (m_tokens < 1)
-        return false;
+        return !(m_rate_bound= true);
       m_tokens-= 1;
     }
     t.since= now;
@@ -542,6 +576,7 @@ public:
   @return concurrency() */
   unsigned resize(uint64_t now, uint64_t rate, uint64_t inside= 0) noexcept
   {
+    m_rate_bound= false;
     if (!rate)
     {
       /* tickets that are out stay valid and are given back as usual; the
@@ -591,6 +626,8 @@ public:
 
   /** @return the concurrency limit (0 = none) */
   unsigned concurrency() const noexcept { return m_limit; }
+  /** @return whether the commit rate kept a thread out since resize() */
+  bool rate_bound() const noexcept { return m_rate_bound; }
   /** @return tickets out (some may have expired unnoticed) */
   unsigned running() const noexcept
   { return MAX_SLOTS - m_n_free + m_untracked; }
@@ -647,6 +684,8 @@ private:
   bool m_full= false;
   /** track(): tickets without a limit */
   bool m_tracking= false;
+  /** the commit rate kept a thread out since resize() */
+  bool m_rate_bound= false;
   /** the commit rate limit (0: none), the admissions it allows now, and
   when that was computed */
   double m_rate= 0, m_tokens= 0;

@@ -248,7 +248,11 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   const trx_id_t tail= purge_sys.tail.trx_no;
   s.parsed_trx_no= tail;
   /* the coordinator owns purge_sys.view: no latch needed to read it */
-  s.view_limit_no= purge_sys.low_limit_no();
+  const trx_id_t view_limit_no= purge_sys.low_limit_no();
+  /* the oldest read view moved since the last batch: what committed after
+  it waits for the next batch, not for a view to close */
+  const bool view_moved= view_limit_no != s.view_limit_no;
+  s.view_limit_no= view_limit_no;
   if (n_pages)
     s.empty_batches= 0;
   else if (s.empty_batches < 64)
@@ -270,14 +274,18 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   the oldest read view keeps purge from parsing.  Whatever else is in the
   history (unparsed, or parsed and waiting for undo log truncation) drains
   faster when fewer transactions run; a batch that found nothing to parse
-  does not mean that purge cannot progress.  Uncoupled (pre-MDEV-29401),
+  does not mean that purge cannot progress.  A view that moved since the
+  last batch keeps nothing: what committed after purge's own copy of it
+  is parsed by the next batch (else, once truncation had freed all that
+  was parsed, x would read 0 with a history, and the law would end an
+  episode and let every waiter in at once).  Uncoupled (pre-MDEV-29401),
   it acts on the whole history. */
-  const uint64_t x= innodb_purge_coupled_throttle
-    ? purge_throttle::adaptive_controller::output(history,
-                                                  purge_view_blocked_trx())
-    : history;
+  const uint64_t x= !innodb_purge_coupled_throttle || view_moved ? history
+    : purge_throttle::adaptive_controller::output(history,
+                                                  purge_view_blocked_trx());
   s.publish(now, s.adaptive.update(now / 1000, x, purged, srv_max_purge_lag,
-                                   x != 0, s.gate.waiting() != 0),
+                                   x != 0, s.gate.waiting() != 0,
+                                   s.gate.rate_bound()),
             trx_sys.rw_trx_hash.size());
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch(true);
