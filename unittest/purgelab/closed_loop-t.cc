@@ -202,6 +202,38 @@ TEST(ClosedLoop, ThroughputRisesSlowlyToTheKnee)
   }
 }
 
+/* Throughput that swings from one half second to the next (hot rows on
+this machine: 0.7k-13k commits a second unthrottled), on the calibrated
+hot-row plants: each TAU_RATE the commit rate is multiplied by a factor of
+mean 1 and standard deviation 0.2.  The window dithers and decides on
+three intervals at a time, so noise moves it at random within its steps:
+on the 2,048 plant, whose throughput rises as W^0.23, the sides of the
+dither differ by 4%, far less than the noise, and the window wanders (0.76
+of the best rate when this test was written; the 4,096 plant 0.93).  What
+is asserted is that the history stays under the target, nobody is held
+with an empty history, and the window does better than letting every
+connection in; the share of the best rate is printed for the design
+note. */
+TEST(ClosedLoop, NoisyThroughput)
+{
+  for (const calibrated &c : calibrated_runs())
+  {
+    if (c.plant.rise >= 1)
+      continue;   /* the hot-row plants */
+    plant_params p= c.plant;
+    p.noise= 0.2;
+    p.seconds= 120;
+    const run_result r= run(p);
+    const run_result::verdict v= r.judge(60, 120);
+    std::printf("%-22s noise 0.2, last 60 s of 120: p95/T %.2f, %.0f/s,"
+                " %.2f of the best rate\n", c.run, v.p95 / p.target,
+                v.throughput, v.throughput / best_rate(p));
+    EXPECT_LE(v.p95, 1.1 * p.target) << c.run;
+    EXPECT_GT(v.throughput, p.unthrottled(0)) << c.run;
+    EXPECT_EQ(0u, r.held_empty) << c.run;
+  }
+}
+
 /* Purge that competes with DML for the CPUs (2 cores): the capacity that
 purge has falls as DML commits more; the law finds the balance. */
 TEST(ClosedLoop, PurgeCompetesForTheCpus)
