@@ -121,9 +121,6 @@ struct purge_throttle_sys_t
   /** purge_sys.low_limit_no() of the last purge batch: purge may not parse
   undo logs of transactions that committed at or after it */
   Atomic_relaxed<trx_id_t> view_limit_no{0};
-  /** my_interval_timer() when a batch last found view_limit_no changed
-  (coordinator only) */
-  ulonglong view_moved_at= 0;
 
   bool owns() const noexcept
   {
@@ -252,9 +249,9 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   s.parsed_trx_no= tail;
   /* the coordinator owns purge_sys.view: no latch needed to read it */
   const trx_id_t view_limit_no= purge_sys.low_limit_no();
-  const ulonglong now= my_interval_timer();
-  if (view_limit_no != s.view_limit_no)
-    s.view_moved_at= now;
+  /* the oldest read view moved since the last batch: what committed after
+  it waits for the next batch, not for a view to close */
+  const bool view_moved= view_limit_no != s.view_limit_no;
   s.view_limit_no= view_limit_no;
   if (n_pages)
     s.empty_batches= 0;
@@ -272,20 +269,18 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   }
   /* purge parses committed transactions in the order of their trx_no */
   const uint64_t purged= trx_in_ids(tail);
+  const ulonglong now= my_interval_timer();
   /* The law acts on the history without what no throttle removes: what
   the oldest read view keeps purge from parsing.  Whatever else is in the
   history (unparsed, or parsed and waiting for undo log truncation) drains
   faster when fewer transactions run; a batch that found nothing to parse
-  does not mean that purge cannot progress.  A view that moved within the
-  last TAU_RATE keeps nothing: what committed after purge's own copy of it
-  is parsed by a batch soon (else, once truncation had freed all that was
-  parsed, x would read 0 with a history, and the law would end an episode
-  and let every waiter in at once; two batches may see the same view when
-  little commits between them).  Uncoupled (pre-MDEV-29401), it acts on
-  the whole history. */
-  const bool view_moves= now - s.view_moved_at <
-    purge_throttle::adaptive_controller::TAU_RATE * 1000;
-  const uint64_t x= !innodb_purge_coupled_throttle || view_moves ? history
+  does not mean that purge cannot progress.  A view that moved since the
+  last batch keeps nothing: what committed after purge's own copy of it
+  is parsed by the next batch (else, once truncation had freed all that
+  was parsed, x would read 0 with a history, and the law would end an
+  episode and let every waiter in at once).  Uncoupled (pre-MDEV-29401),
+  it acts on the whole history. */
+  const uint64_t x= !innodb_purge_coupled_throttle || view_moved ? history
     : purge_throttle::adaptive_controller::output(history,
                                                   purge_view_blocked_trx());
   s.publish(now, s.adaptive.update(now / 1000, x, purged, srv_max_purge_lag,
