@@ -22,6 +22,7 @@
  - a saturated server, thread by thread (SaturatedServer below). */
 
 #include "trx0throttle.h"
+#include "window_start.h"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <deque>
@@ -31,6 +32,7 @@
 
 using purge_throttle::adaptive_controller;
 using purge_throttle::admission_gate;
+using purgelab_test::inside_for;
 
 namespace
 {
@@ -454,18 +456,6 @@ constexpr uint64_t ms= 1000000;  /* nanoseconds */
 /* a commit rate limit at which tokens do not bind (a bucket of 5,000) */
 constexpr uint64_t FAST= 100000;
 
-/* @return the transactions inside from which the concurrency window
-starts at n: its centre is their square root, its first side that over
-1 + DITHER, rounded up */
-uint64_t inside_for(unsigned n)
-{
-  uint64_t inside= 1;
-  while (std::ceil(std::sqrt(double(inside + 1)) /
-                   (1 + purge_throttle::concurrency_window::DITHER)) <= n)
-    inside++;
-  return inside;
-}
-
 /* A gate whose window starts at 10 */
 void size_for_ten(admission_gate &g, uint64_t now)
 {
@@ -730,7 +720,6 @@ TEST(AdmissionGate, TheWindowIgnoresADrift)
     server (50 (1 + DITHER)), within a step of the dither */
     EXPECT_GE(lo, 50 / (1 + d)) << "drift " << drift;
     EXPECT_LE(hi, 50 * (1 + d) * (1 + d)) << "drift " << drift;
-    std::printf("drift %g: centre %.1f..%.1f\n", drift, lo, hi);
   }
 }
 

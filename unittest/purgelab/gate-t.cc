@@ -18,13 +18,14 @@ lease, the staleness of a published limit and the switch that opens the
 gate, with an injected clock (nanoseconds). */
 
 #include "trx0gate.h"
+#include "window_start.h"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstring>
-#include <cmath>
 #include <vector>
 
 using namespace purge_throttle;
+using purgelab_test::inside_for;
 
 namespace
 {
@@ -40,18 +41,6 @@ struct recorder
 /** a commit rate limit at which the tokens do not bind (a bucket of 50,000
 admissions) */
 constexpr uint64_t FAST= 1000000;
-
-/** @return the transactions inside from which the concurrency window
-starts at n: its centre is their square root, its first side that over
-1 + DITHER, rounded up */
-uint64_t inside_for(unsigned n)
-{
-  uint64_t inside= 1;
-  while (std::ceil(std::sqrt(double(inside + 1)) /
-                   (1 + purge_throttle::concurrency_window::DITHER)) <= n)
-    inside++;
-  return inside;
-}
 
 /** A gate with a limit in force that admits exactly n connections at once:
 the concurrency window starts from the transactions inside, and the rate
