@@ -117,8 +117,9 @@ ulonglong purge_truncation_pending_trx() noexcept;
 
 /** @return the part of purge_unparsed_trx() that purge may not parse yet
 because the oldest read view of its last batch still sees it: transactions
-that committed at or after that view's low limit (SHOW STATUS
-Innodb_purge_view_blocked_trx); the rest is work that purge is behind on */
+that committed at or after that view's low limit, 0 if the view moved
+since the batch before (SHOW STATUS Innodb_purge_view_blocked_trx); the
+rest is work that purge is behind on */
 ulonglong purge_view_blocked_trx() noexcept;
 
 /** After undo log truncation visited a rollback segment
@@ -215,7 +216,8 @@ this is one branch (purge_throttle::trx_end_acts()).
 inline void purge_throttle_trx_end(purge_throttle::connection &c,
                                    bool wrote_commit) noexcept
 {
-  if (UNIV_UNLIKELY(purge_throttle::trx_end_acts(c, purge_throttle_armed.armed())))
+  if (UNIV_UNLIKELY(purge_throttle::trx_end_acts
+                    (c, purge_throttle_armed.armed())))
     purge_throttle_trx_ended(c, wrote_commit);
 }
 

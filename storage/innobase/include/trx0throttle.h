@@ -149,13 +149,12 @@ public:
   one batch's noise does not move the limit much, and short against the
   seconds that a history over the target costs reads */
   static constexpr uint64_t TAU= 2000000;
-  /** Integral time, in microseconds: 8 * TAU, slow against the
-  proportional term, so that the integral removes a lasting bias of the
-  feed-forward over several TAU instead of chasing the steps in which the
-  history falls (undo log truncation): for the integrating plant
-  dx/dt = C - r the loop's damping ratio is sqrt(TAU_I / TAU) / 2, about
-  1.4, without overshoot */
-  static constexpr uint64_t TAU_I= 8 * TAU;
+  /** Integral time, in microseconds, not a setting of its own: for the
+  integrating plant dx/dt = C - r the loop's damping ratio is
+  sqrt(TAU_I / TAU) / 2, and 4 * TAU makes it 1, critically damped: the
+  fastest removal of a lasting bias of the feed-forward (history that
+  waits for truncation) without overshoot */
+  static constexpr uint64_t TAU_I= 4 * TAU;
   /** Time constant of the purge rate average, in microseconds: a few
   batches (a batch parses up to innodb_purge_batch_size pages), as
   CockroachDB smooths its measured drain; short against TAU, since a drop
@@ -323,8 +322,9 @@ and the step rule of Rprop (Riedmiller and Braun, 1993).
 
 W dithers about a centre c: every TAU_RATE (and at least as many commits
 as W: one turnover of the window) in which it was full (connections waited
-for a slot, so X depends on W) it moves to the other side, W = c (1 + DITHER)^d, d = -1, +1, -1, ...  After three such
-intervals at one centre, with sides d, -d, d and rates X1, X2, X3:
+for a slot, so X depends on W) it moves to the other side,
+W = c (1 + DITHER)^d, d = -1, +1, -1, ...  After three such intervals at
+one centre, with sides d, -d, d and rates X1, X2, X3:
 
   G = d (X1 - 2 X2 + X3)         the gradient's sign, free of a trend
                                  (with the intervals' spacing: the second
@@ -355,6 +355,8 @@ public:
   halves the step (the peak lies within the last one), moves that keep
   their direction grow it by a fifth each */
   static constexpr double ETA_PLUS= 1.2, ETA_MINUS= 0.5;
+  /** The largest step, in ln(connections): a doubling or a halving */
+  static double max_step() noexcept { return std::log(2.0); }
   /** The dither: W alternates between c (1 + DITHER) and c / (1 +
   DITHER), a ratio of 1.21, so that a throughput that rises as slowly as
   W^0.25 still differs by 5% between the sides, while at a sharp peak
@@ -368,7 +370,7 @@ public:
     if (m_center > 0)
       return;     /* X(W) measured in the last episode still holds */
     m_center= std::max(1.0, std::sqrt(double(inside)));
-    m_step= std::log(2.0);
+    m_step= max_step();
   }
 
   /** Feed a measurement window.
@@ -387,8 +389,7 @@ public:
     m_full= m_full || full;
     if (!full && size() > 2 * std::max(1.0, most))
     {
-      m_center= std::max(1.0, 2 * std::max(1.0, most) /
-                         (m_side > 0 ? 1 + DITHER : 1 / (1 + DITHER)));
+      m_center= std::max(1.0, 2 * std::max(1.0, most) / side());
       m_n= 0;
     }
     if (m_time < double(adaptive_controller::TAU_RATE) * (1e-6 - 1e-15) ||
@@ -422,15 +423,13 @@ public:
     const int dir= g > 1e-9 * b * (m_x[0] + m_x[1] + m_x[2]) ? 1 : -1;
     if (m_dir)
       m_step*= dir == m_dir ? ETA_PLUS : ETA_MINUS;
-    m_step= std::max(std::log1p(1 / m_center),
-                     std::min(std::log(2.0), m_step));
+    m_step= std::max(std::log1p(1 / m_center), std::min(max_step(), m_step));
     m_dir= dir;
     m_center= std::max(1.0, m_center * std::exp(dir * m_step));
   }
 
   /** @return the window, connections (0: not started) */
-  double size() const noexcept
-  { return m_side > 0 ? m_center * (1 + DITHER) : m_center / (1 + DITHER); }
+  double size() const noexcept { return m_center * side(); }
   /** @return the centre of the dither, connections (0: not started) */
   double center() const noexcept { return m_center; }
   /** @return the commit rate measured over the last full interval, per
@@ -438,6 +437,10 @@ public:
   double throughput() const noexcept { return m_last; }
 
 private:
+  /** @return W / c on the side of the dither now */
+  double side() const noexcept
+  { return m_side > 0 ? 1 + DITHER : 1 / (1 + DITHER); }
+
   /** c (0: not started) and the step s, in ln(connections) */
   double m_center= 0, m_step= 0;
   /** the side of the dither now (+1, -1), that of the first of the three

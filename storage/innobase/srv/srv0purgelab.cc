@@ -121,6 +121,8 @@ struct purge_throttle_sys_t
   /** purge_sys.low_limit_no() of the last purge batch: purge may not parse
   undo logs of transactions that committed at or after it */
   Atomic_relaxed<trx_id_t> view_limit_no{0};
+  /** view_limit_no moved at the last purge batch */
+  Atomic_relaxed<bool> view_moved{false};
 
   bool owns() const noexcept
   {
@@ -215,6 +217,12 @@ static constexpr uint64_t trx_in_ids(trx_id_t ids) noexcept { return ids / 2; }
 
 ulonglong purge_view_blocked_trx() noexcept
 {
+  /* A view that moved at the last batch keeps nothing: what committed
+  after purge's own copy of it is parsed by the next batch.  (Else, once
+  truncation had freed all that was parsed, the estimate would cover the
+  whole history, inflated by every transaction started since.) */
+  if (purge_throttle_sys.view_moved)
+    return 0;
   const trx_id_t limit= purge_throttle_sys.view_limit_no;
   const trx_id_t max_id= trx_sys.get_max_trx_id();
   return std::min<ulonglong>(purge_unparsed_trx(),
@@ -251,7 +259,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   const trx_id_t view_limit_no= purge_sys.low_limit_no();
   /* the oldest read view moved since the last batch: what committed after
   it waits for the next batch, not for a view to close */
-  const bool view_moved= view_limit_no != s.view_limit_no;
+  s.view_moved= view_limit_no != s.view_limit_no;
   s.view_limit_no= view_limit_no;
   if (n_pages)
     s.empty_batches= 0;
@@ -274,13 +282,9 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   the oldest read view keeps purge from parsing.  Whatever else is in the
   history (unparsed, or parsed and waiting for undo log truncation) drains
   faster when fewer transactions run; a batch that found nothing to parse
-  does not mean that purge cannot progress.  A view that moved since the
-  last batch keeps nothing: what committed after purge's own copy of it
-  is parsed by the next batch (else, once truncation had freed all that
-  was parsed, x would read 0 with a history, and the law would end an
-  episode and let every waiter in at once).  Uncoupled (pre-MDEV-29401),
+  does not mean that purge cannot progress.  Uncoupled (pre-MDEV-29401),
   it acts on the whole history. */
-  const uint64_t x= !innodb_purge_coupled_throttle || view_moved ? history
+  const uint64_t x= !innodb_purge_coupled_throttle ? history
     : purge_throttle::adaptive_controller::output(history,
                                                   purge_view_blocked_trx());
   s.publish(now, s.adaptive.update(now / 1000, x, purged, srv_max_purge_lag,
