@@ -350,6 +350,7 @@ class Runs:
                 rc, out = client.run_lines(cmd, load)
             if rc != 0:
                 raise GoTpcError(f"go-tpc {bench} {action} failed:\n{out[-2000:]}")
+        self.analyze_tables(srv, t)
         if self.attach:
             # no data directory to copy: the runs share the data as loaded
             # once, each starting where the one before left it
@@ -366,6 +367,22 @@ class Runs:
         with self.step(f"{t.label}: copying the loaded data directory"):
             shutil.copytree(srv.datadir, snap, symlinks=True)
         t.snapshot = key
+
+    def analyze_tables(self, srv, t):
+        """ANALYZE TABLE every table that go-tpc loaded. InnoDB's persistent
+        statistics otherwise count the rows of an almost empty table until a
+        background recalculation: the optimizer then scanned stock and
+        customer under locking reads, and TPC-C ran 30 times slower."""
+        db = db_of(self.attach)
+        tables = [r[0] for r in srv.query(
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE "
+            f"TABLE_SCHEMA='{db}' AND TABLE_TYPE='BASE TABLE' ORDER BY TABLE_NAME")]
+        if not tables:
+            return
+        sql = "ANALYZE TABLE " + ", ".join(f"`{db}`.`{n}`" for n in tables)
+        self.commands.append(sql)
+        with self.step(f"{t.label}: ANALYZE TABLE ({len(tables)} tables)"):
+            srv.query(sql, timeout=3600)
 
     def restore_snapshot(self, t):
         """t's data directory as gotpc_snapshot() left it; its server stopped.
