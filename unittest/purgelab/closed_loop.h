@@ -84,6 +84,11 @@ struct plant_params
   double noise= 0;
   /* from a time on, the load's peak times a factor */
   std::vector<std::pair<double, double>> load_steps;
+  /** connections that run a transaction when the gate closes stay until
+  it commits, holding no ticket, while the gate lets others in beside
+  them (on hot rows they stayed for seconds); false: the connections
+  inside follow the gate at once */
+  bool crowd= false;
 
   double throughput_share(double n) const
   {
@@ -263,6 +268,8 @@ inline run_result run(const plant_params &p, bool throttled= true)
   double last_parsed= 0, last_history= 0;
   uint64_t limit= 0;
   unsigned concurrency= 0;   /* 0: no limit */
+  /* connections inside that hold no ticket (plant_params::crowd) */
+  double crowd= 0;
   run_result r;
   second cur;
   double cur_steps= 0;
@@ -291,19 +298,51 @@ inline run_result run(const plant_params &p, bool throttled= true)
       const double u= double(seed >> 11) * 0x1p-53;   /* [0, 1) */
       noise_factor= std::max(0.0, 1 + p.noise * std::sqrt(3.0) * (2 * u - 1));
     }
-    const double free_rate= p.commit_rate(n, t) * noise_factor;
-    const double x= limit ? std::min(free_rate, double(limit)) : free_rate;
-    if (x < free_rate)
-      /* admitted at x a second, each staying H(n) = n / X(n): n solves
-      X(n) = x, on the rising side of the knee */
-      n= std::min(n, std::pow(x / (p.peak * p.load_factor(t)), 1 / p.rise) *
-                  p.knee);
-    const bool waiting= n < p.connections;
-    /* the rate limit, not only the window, holds connections back */
-    const bool rate_bound= x < free_rate;
+    double free_rate= p.commit_rate(n, t) * noise_factor;
+    double x= limit ? std::min(free_rate, double(limit)) : free_rate;
+    /* of them, what the gate let in (with a ticket) */
+    double x_gate= x, n_gate= n;
+    bool waiting, rate_bound;
+    if (!p.crowd)
+    {
+      if (x < free_rate)
+        /* admitted at x a second, each staying H(n) = n / X(n): n solves
+        X(n) = x, on the rising side of the knee */
+        n= std::min(n, std::pow(x / (p.peak * p.load_factor(t)),
+                                1 / p.rise) * p.knee);
+      n_gate= n;
+      waiting= n < p.connections;
+      /* the rate limit, not only the window, holds connections back */
+      rate_bound= x < free_rate;
+    }
+    else
+    {
+      /* without a limit everyone is in, untracked; with one, the gate
+      lets up to its window in beside those still inside, who commit at
+      the rate of all inside and then queue at the gate */
+      if (!limit)
+        crowd= p.connections;
+      n_gate= limit ? std::min(p.connections - crowd, n) : 0;
+      const double all= crowd + n_gate;
+      free_rate= p.commit_rate(all, t) * noise_factor;
+      const double share= all > 0 ? n_gate / all : 0;
+      x_gate= free_rate * share;
+      rate_bound= limit && x_gate > double(limit);
+      if (rate_bound)
+      {
+        /* admitted at the limit, each staying as long: fewer inside */
+        n_gate*= double(limit) / x_gate;
+        x_gate= double(limit);
+      }
+      const double x_crowd= free_rate * (1 - share);
+      x= x_gate + x_crowd;
+      crowd= std::max(0.0, crowd - x_crowd * dt);
+      n= crowd + n_gate;
+      waiting= limit && n < p.connections - 0.5;
+    }
     /* this step runs under the limit published before it */
     const bool limited= limit != 0;
-    const bool was_full= concurrency && concurrency <= n + 0.5;
+    const bool was_full= concurrency && concurrency <= n_gate + 0.5;
     if (throttled && t >= next_update)
     {
       next_update= t + u_int;
@@ -349,8 +388,8 @@ inline run_result run(const plant_params &p, bool throttled= true)
     {
       /* the gate counts the transactions that it let in, and the most
       inside at once */
-      returned+= x * dt;
-      most= std::max(most, n);
+      returned+= x_gate * dt;
+      most= std::max(most, n_gate);
       full= full || was_full;
     }
     /* commits */
