@@ -63,6 +63,20 @@ void expect_holds(const plant_params &p, const run_result &r,
     << "commits/s " << r.throughput << " best " << r.best;
   EXPECT_EQ(0u, r.held_empty) << "updates that limited with an empty history";
 }
+
+/* A variant of a calibrated hot-row plant, run for 120 s.  Asserted over
+the last 60 s: the history under 1.1 T, and nobody held with an empty
+history.  @return the run; *v: its verdict over the last 60 s */
+run_result run_hot_row_variant(const calibrated &c, plant_params p,
+                               run_result::verdict *v)
+{
+  p.seconds= 120;
+  const run_result r= run(p);
+  *v= r.judge(60, 120);
+  EXPECT_LE(v->p95, 1.1 * p.target) << c.run;
+  EXPECT_EQ(0u, r.held_empty) << c.run;
+  return r;
+}
 } // namespace
 
 /* The sweep: every combination that a server can be asked to hold.  A
@@ -208,12 +222,11 @@ hot-row plants: each TAU_RATE the commit rate is multiplied by a factor of
 mean 1 and standard deviation 0.2.  The window dithers and decides on
 three intervals at a time, so noise moves it at random within its steps:
 on the 2,048 plant, whose throughput rises as W^0.23, the sides of the
-dither differ by 4%, far less than the noise, and the window wanders (0.76
-of the best rate when this test was written; the 4,096 plant 0.93).  What
-is asserted is that the history stays under the target, nobody is held
-with an empty history, and the window does better than letting every
-connection in; the share of the best rate is printed for the design
-note. */
+dither differ by 4%, far less than the noise, and the window wanders.
+What is asserted is that the history stays under the target, nobody is
+held with an empty history, and the window does better than letting
+every connection in; the share of the best rate is printed for the
+design note (section 6). */
 TEST(ClosedLoop, NoisyThroughput)
 {
   for (const calibrated &c : calibrated_runs())
@@ -222,15 +235,12 @@ TEST(ClosedLoop, NoisyThroughput)
       continue;   /* the hot-row plants */
     plant_params p= c.plant;
     p.noise= 0.2;
-    p.seconds= 120;
-    const run_result r= run(p);
-    const run_result::verdict v= r.judge(60, 120);
+    run_result::verdict v;
+    run_hot_row_variant(c, p, &v);
     std::printf("%-22s noise 0.2, last 60 s of 120: p95/T %.2f, %.0f/s,"
                 " %.2f of the best rate\n", c.run, v.p95 / p.target,
                 v.throughput, v.throughput / best_rate(p));
-    EXPECT_LE(v.p95, 1.1 * p.target) << c.run;
     EXPECT_GT(v.throughput, p.unthrottled(0)) << c.run;
-    EXPECT_EQ(0u, r.held_empty) << c.run;
   }
 }
 
@@ -248,16 +258,13 @@ TEST(ClosedLoop, TheCrowdThatStays)
       continue;   /* the hot-row plants */
     plant_params p= c.plant;
     p.crowd= true;
-    p.seconds= 120;
-    const run_result r= run(p);
-    const run_result::verdict v= r.judge(60, 120);
+    run_result::verdict v;
+    const run_result r= run_hot_row_variant(c, p, &v);
     std::printf("%-22s crowd, last 60 s of 120: p95/T %.2f, %.0f/s, %.2f of"
                 " the best rate, %.2f of unthrottled, limited in %u of 60 s\n",
                 c.run, v.p95 / p.target, v.throughput,
                 v.throughput / best_rate(p), v.throughput / p.unthrottled(0),
                 r.limited_between(60, 120));
-    EXPECT_LE(v.p95, 1.1 * p.target) << c.run;
-    EXPECT_EQ(0u, r.held_empty) << c.run;
   }
 }
 

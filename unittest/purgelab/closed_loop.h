@@ -298,18 +298,20 @@ inline run_result run(const plant_params &p, bool throttled= true)
       const double u= double(seed >> 11) * 0x1p-53;   /* [0, 1) */
       noise_factor= std::max(0.0, 1 + p.noise * std::sqrt(3.0) * (2 * u - 1));
     }
-    double free_rate= p.commit_rate(n, t) * noise_factor;
-    double x= limit ? std::min(free_rate, double(limit)) : free_rate;
-    /* of them, what the gate let in (with a ticket) */
-    double x_gate= x, n_gate= n;
+    /* commits, and of them those that the gate let in (with a ticket),
+    and the connections inside, of them those the gate let in */
+    double x, x_gate, n_gate;
     bool waiting, rate_bound;
     if (!p.crowd)
     {
+      const double free_rate= p.commit_rate(n, t) * noise_factor;
+      x= limit ? std::min(free_rate, double(limit)) : free_rate;
       if (x < free_rate)
         /* admitted at x a second, each staying H(n) = n / X(n): n solves
         X(n) = x, on the rising side of the knee */
         n= std::min(n, std::pow(x / (p.peak * p.load_factor(t)),
                                 1 / p.rise) * p.knee);
+      x_gate= x;
       n_gate= n;
       waiting= n < p.connections;
       /* the rate limit, not only the window, holds connections back */
@@ -324,7 +326,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
         crowd= p.connections;
       n_gate= limit ? std::min(p.connections - crowd, n) : 0;
       const double all= crowd + n_gate;
-      free_rate= p.commit_rate(all, t) * noise_factor;
+      const double free_rate= p.commit_rate(all, t) * noise_factor;
       const double share= all > 0 ? n_gate / all : 0;
       x_gate= free_rate * share;
       rate_bound= limit && x_gate > double(limit);
