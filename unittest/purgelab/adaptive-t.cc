@@ -505,7 +505,7 @@ TEST(AdmissionGate, ALimitThatReturnsResumesItsWindow)
   size_for_ten(g, now);
   EXPECT_EQ(0u, g.resize(now, 0)) << "the limit is lifted";
   now+= 1000 * ms;
-  EXPECT_EQ(10u, g.resize(now, FAST, 10000))
+  EXPECT_EQ(10u, g.resize(now, FAST, 4))
     << "back in force: from where the last episode left it, not from the"
        " square root of those inside";
   admission_gate::ticket t[11];
@@ -671,6 +671,30 @@ TEST(AdmissionGate, TheWindowClimbsToTheThroughputPeak)
   }
 }
 
+/* The transactions that run when the law comes into force miss the
+connections whose commit waits for its log write: the window's start rises
+with those that come to the gate, until its first move. */
+TEST(AdmissionGate, TheWindowStartsFromThoseWhoWantIn)
+{
+  purge_throttle::concurrency_window w;
+  w.start(1);
+  EXPECT_EQ(1.0, w.center());
+  w.start(256);
+  EXPECT_EQ(16.0, w.center()) << "256 want in: from their square root";
+  w.start(4);
+  EXPECT_EQ(16.0, w.center()) << "fewer than the most that wanted in";
+  /* three full intervals on a throughput that rises with W: it moves up */
+  const double dt= double(adaptive_controller::WINDOW) * 1e-6;
+  const auto rising= [](double n) { return 100 * n; };
+  while (w.center() == 16.0)
+    w.update(dt, rising(w.size()) * dt, true, w.size());
+  const double moved= w.center();
+  EXPECT_GT(moved, 16.0);
+  w.start(1000000);
+  EXPECT_EQ(moved, w.center())
+    << "once it has moved, X(W) measured about it holds: no restart";
+}
+
 TEST(AdmissionGate, TheWindowKeepsWhereFewerDoAsWell)
 {
   /* a server saturated from 20 connections: more add nothing */
@@ -753,11 +777,12 @@ TEST(AdmissionGate, TheWindowMovesOnlyOnFullIntervals)
   /* three full intervals, at sides -, +, -, found X rising with W: the
   centre doubled; two more intervals wait for the third */
   EXPECT_DOUBLE_EQ(20.0, full.center());
-  /* a later episode resumes where the last one left it */
-  idle.start(1000000);
-  EXPECT_EQ(10.0, idle.center());
-  full.start(1);
+  /* a later episode resumes where the last one left it once the window
+  has moved; before, its start rises with those that want in */
+  full.start(1000000);
   EXPECT_DOUBLE_EQ(20.0, full.center());
+  idle.start(1000000);
+  EXPECT_EQ(1000.0, idle.center());
 }
 
 /* Transactions that outlast TAU_RATE (row locks held by connections that

@@ -367,7 +367,6 @@ inline run_result run(const plant_params &p, bool throttled= true)
       if (limit && !limited)
       {
         /* a limit comes into force (admission_gate::resize()) */
-        window.start(uint64_t(n));
         window_start= t;
         returned= most= 0;
         full= false;
@@ -380,6 +379,10 @@ inline run_result run(const plant_params &p, bool throttled= true)
         returned= most= 0;
         full= false;
       }
+      if (limit)
+        /* those inside and those waiting (gate::publish()): every
+        connection outside waits while a limit is in force */
+        window.start(uint64_t(waiting ? double(p.connections) : n));
       concurrency= !limit ? 0 : unsigned(std::min(std::ceil(window.size()), 1e9));
       /* the coordinator saw an empty history: nobody may be held */
       if (history < 1 && (limit || concurrency))

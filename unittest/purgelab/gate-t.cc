@@ -21,6 +21,7 @@ gate, with an injected clock (nanoseconds). */
 #include "window_start.h"
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -461,6 +462,36 @@ TEST(Gate, ALapsedLimitOpensTheGate)
   EXPECT_FALSE(g.lapsed(now + stale, true));
   g.leave(now + stale, a, recorder{&log});
   g.leave(now + stale, b, recorder{&log});
+}
+
+/* Short transactions whose commits wait for the log: one runs when the law
+comes into force, 255 come to the gate within a turnover; the window
+starts from the square root of the 256 that want in, not of the one. */
+TEST(Gate, TheWindowStartsFromThoseWhoWantIn)
+{
+  gate g;
+  std::vector<const gate_waiter*> log;
+  const uint64_t now= 1000 * MS;
+  g.publish(now, FAST, 1, recorder{&log});
+  ASSERT_EQ(1u, g.concurrency());
+  admission_gate::ticket first;
+  ASSERT_TRUE(g.try_enter(now, first));
+  std::vector<admission_gate::ticket> t(255);
+  std::vector<gate_waiter> w;
+  w.reserve(t.size());
+  for (auto &x : t)
+  {
+    EXPECT_FALSE(g.try_enter(now, x));
+    w.emplace_back(x);
+    g.enqueue(w.back());
+  }
+  ASSERT_EQ(255u, g.waiting());
+  g.publish(now + MS, FAST, 1, recorder{&log});
+  const double c= 16, d= purge_throttle::concurrency_window::DITHER;
+  EXPECT_EQ(unsigned(std::ceil(c / (1 + d))), g.concurrency());
+  EXPECT_EQ(g.concurrency() - 1, log.size())
+    << "the waiters at the head take the window's new slots";
+  EXPECT_EQ(g.concurrency(), g.tickets());
 }
 
 TEST(Gate, ATokenLetsTheHeadIn)

@@ -133,8 +133,9 @@ public:
   /** Publish the controller's commit rate limit and resize the gate.
   @param now     monotonic clock, nanoseconds (nonzero)
   @param limit   read-write commits per second (0: none)
-  @param inside  read-write transactions running now (the concurrency
-                 window starts from it when the law first comes into force)
+  @param inside  read-write transactions running now (with those waiting
+                 here and the tickets out, the connections that want in,
+                 from which the concurrency window starts)
   @param notify  called for each waiter let in */
   template<class Notify>
   void publish(uint64_t now, uint64_t limit, uint64_t inside, Notify notify)
@@ -144,7 +145,10 @@ public:
     m_published.store(now, std::memory_order_relaxed);
     if (!limit && !m_gate.concurrency())
       return;       /* already open; only open() lets forced waiters in */
-    m_concurrency.store(m_gate.resize(now, limit, inside),
+    const uint64_t want= std::max<uint64_t>
+      (inside, uint64_t{m_waiting.load(std::memory_order_relaxed)} +
+       m_gate.running());
+    m_concurrency.store(m_gate.resize(now, limit, want),
                         std::memory_order_relaxed);
     admit(now, notify);
   }

@@ -343,10 +343,11 @@ one connection.  It assumes nothing about how X rises with W: linearly up
 to a knee, or slowly, as on hot rows, where each connection more queues on
 the others' row locks yet throughput still rises.  An interval in which
 the window did not bind (the commit rate did, or fewer connections wanted
-in) tells nothing about X(W): the three intervals start again.  c starts
-at the square root of the connections inside when the law first comes
-into force, later episodes from where the last one left it.  No latch:
-admission_gate calls it. */
+in) tells nothing about X(W): the three intervals start again.  Until its
+first move, c is the square root of the most connections that wanted in
+at once so far (running a read-write transaction, or waiting at the gate);
+once it has moved, later episodes resume where the last one left it.  No
+latch: admission_gate calls it. */
 class concurrency_window
 {
 public:
@@ -363,14 +364,21 @@ public:
   either side commits within a few percent of it */
   static constexpr double DITHER= 0.1;
 
-  /** Start an episode of the law.
-  @param inside  read-write transactions that run now */
-  void start(uint64_t inside) noexcept
+  /** Start the window, or raise its start while it has not moved: the
+  transactions that run when the law comes into force miss the connections
+  whose commit waits for its log write, or whose client is between two
+  statements, and those show up at the gate within a turnover.  A window
+  that has moved keeps its centre: X(W) measured then still holds.
+  @param want  connections that want to run read-write transactions now:
+               those inside, and those waiting at the gate */
+  void start(uint64_t want) noexcept
   {
-    if (m_center > 0)
-      return;     /* X(W) measured in the last episode still holds */
-    m_center= std::max(1.0, std::sqrt(double(inside)));
+    const double c= std::max(1.0, std::sqrt(double(want)));
+    if (m_dir || c <= m_center)
+      return;
+    m_center= c;
     m_step= max_step();
+    m_n= 0;     /* its intervals so far were about another centre */
   }
 
   /** Feed a measurement window.
@@ -574,10 +582,11 @@ public:
   was held in the measurement window that ends.
   @param now     a monotonic clock, in nanoseconds
   @param rate    the commit rate limit, transactions per second (0 = none)
-  @param inside  read-write transactions running now (the window starts
-                 from it when the law first comes into force)
+  @param want    connections that want to run read-write transactions now:
+                 running one, or waiting at the gate (the window starts
+                 from it, concurrency_window::start())
   @return concurrency() */
-  unsigned resize(uint64_t now, uint64_t rate, uint64_t inside= 0) noexcept
+  unsigned resize(uint64_t now, uint64_t rate, uint64_t want= 0) noexcept
   {
     m_rate_bound= false;
     if (!rate)
@@ -597,7 +606,6 @@ public:
       /* a limit comes into force, with a full bucket; what was given back
       while none was is no measure of the window */
       m_tracking= false;
-      m_window.start(inside);
       m_tokens_at= now;
       m_tokens= depth(double(rate));
       m_window_start= now;
@@ -612,6 +620,7 @@ public:
       m_returned= m_most= 0;
       m_full= false;
     }
+    m_window.start(want);
     refill(now);
     m_rate= double(rate);
     m_tokens= std::min(m_tokens, depth(m_rate));
