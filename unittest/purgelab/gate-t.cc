@@ -250,16 +250,23 @@ TEST(Gate, PublishedLimitGoesStale)
   EXPECT_EQ(500u, g.limit_in_force(t0 - MS, true));
   /* while the batch that followed runs, the limit applies whatever its
   age */
-  g.batch(true);
+  g.batch(true, t0);
   EXPECT_EQ(500u, g.limit_in_force(t0 + STALE, true));
   EXPECT_EQ(500u, g.limit_in_force(t0 + 100 * STALE, true));
   EXPECT_EQ(0u, g.limit_in_force(t0 + STALE, false));
-  /* once it ended, STALE applies again */
-  g.batch(false);
-  EXPECT_EQ(0u, g.limit_in_force(t0 + STALE, true));
+  /* once it ended, STALE applies again, counted from its end: the
+  coordinator that ended it goes on to parse the next batch, which under
+  load can take a while, and a limit that lapsed then would let every
+  waiter in at once */
+  g.batch(false, t0 + 100 * STALE);
+  EXPECT_EQ(500u, g.limit_in_force(t0 + 100 * STALE + STALE - 1000, true));
+  EXPECT_EQ(0u, g.limit_in_force(t0 + 101 * STALE, true));
+  /* a clock read before the batch ended does not move the backing back */
+  g.batch(false, t0);
+  EXPECT_EQ(500u, g.limit_in_force(t0 + 100 * STALE + STALE - 1000, true));
   /* a new publication is fresh again */
-  g.publish(t0 + 2 * STALE, 700, recorder{&log});
-  EXPECT_EQ(700u, g.limit_in_force(t0 + 2 * STALE, true));
+  g.publish(t0 + 102 * STALE, 700, recorder{&log});
+  EXPECT_EQ(700u, g.limit_in_force(t0 + 102 * STALE, true));
 }
 
 TEST(Gate, TrackTicketsWithoutLimit)
@@ -452,9 +459,9 @@ TEST(Gate, ALapsedLimitOpensTheGate)
   EXPECT_TRUE(g.lapsed(now + MS, false));
   EXPECT_TRUE(g.lapsed(now + stale, true));
   /* a batch that runs backs it whatever its age */
-  g.batch(true);
+  g.batch(true, now);
   EXPECT_FALSE(g.lapsed(now + 10 * stale, true));
-  g.batch(false);
+  g.batch(false, now);
   ASSERT_TRUE(g.lapsed(now + stale, true));
   g.open(now + stale, recorder{&log});
   EXPECT_TRUE(wb.admitted);

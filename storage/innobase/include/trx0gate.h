@@ -142,7 +142,7 @@ public:
     noexcept
   {
     m_limit.store(limit, std::memory_order_relaxed);
-    m_published.store(now, std::memory_order_relaxed);
+    m_backed.store(now, std::memory_order_relaxed);
     if (!limit && !m_gate.concurrency())
       return;       /* already open; only open() lets forced waiters in */
     const uint64_t want= std::max<uint64_t>
@@ -160,9 +160,17 @@ public:
 
   /** Note whether the purge batch that follows a publish() runs: while it
   does, what was published applies whatever its age
-  (adaptive_controller::limit_applies()). */
-  void batch(bool running) noexcept
-  { m_in_batch.store(running, std::memory_order_relaxed); }
+  (adaptive_controller::limit_applies()); its end backs it as a publish()
+  does, since the coordinator that ended it goes on to the next one.
+  @param running  the batch starts (else it ended)
+  @param now      monotonic clock, nanoseconds (read only at the end) */
+  void batch(bool running, uint64_t now) noexcept
+  {
+    if (!running)
+      m_backed.store(std::max(now, m_backed.load(std::memory_order_relaxed)),
+                     std::memory_order_relaxed);
+    m_in_batch.store(running, std::memory_order_relaxed);
+  }
 
   /** Open the gate: no limit, every waiter let in at once (a mode or
   target change, an empty history, shutdown).
@@ -325,9 +333,9 @@ private:
   bool applies(uint64_t value, uint64_t now, bool purge_running) const
     noexcept
   {
-    const uint64_t published= m_published.load(std::memory_order_relaxed);
+    const uint64_t backed= m_backed.load(std::memory_order_relaxed);
     return adaptive_controller::limit_applies
-      (value, (now > published ? now - published : 0) / 1000, purge_running,
+      (value, (now > backed ? now - backed : 0) / 1000, purge_running,
        m_in_batch.load(std::memory_order_relaxed));
   }
 
@@ -359,7 +367,9 @@ private:
 
   admission_gate m_gate;
   gate_waiter *m_head= nullptr, *m_tail= nullptr;
-  std::atomic<uint64_t> m_limit{0}, m_published{0};
+  /** the published limit, and when the coordinator last backed it: when
+  it published it, or ended the batch that followed */
+  std::atomic<uint64_t> m_limit{0}, m_backed{0};
   /** when the gate last let a connection in */
   std::atomic<uint64_t> m_admitted{0};
   std::atomic<unsigned> m_concurrency{0}, m_waiting{0}, m_tickets{0};

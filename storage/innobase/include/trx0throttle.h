@@ -169,7 +169,8 @@ public:
   batches */
   static constexpr uint64_t WINDOW= 5 * POLL_MIN;
   /** Age after which a published limit lapses unless the purge batch that
-  followed it still runs, in microseconds; also a waiter's longest wait
+  followed it still runs, in microseconds, counted from the later of the
+  publication and that batch's end; also a waiter's longest wait
   while the gate lets nobody in, and an admission ticket's lease.  Ten
   times POLL_MAX: the coordinator republishes at least that often while
   the law is in force, so an older limit is not backed by a running purge */
@@ -288,7 +289,8 @@ public:
 
   /** Whether a thread that committed a read-write transaction is paced.
   @param limit          the published commit rate limit
-  @param age            microseconds since the controller published it
+  @param age            microseconds since the controller published it, or
+                        since the purge batch that followed ended
   @param purge_running  purge is enabled and not paused
   @param in_batch       the purge batch that followed the publication runs
                         (a batch that walks long version chains can take
