@@ -250,7 +250,7 @@ TEST(Gate, PublishedLimitGoesStale)
   EXPECT_EQ(500u, g.limit_in_force(t0 - MS, true));
   /* while the batch that followed runs, the limit applies whatever its
   age */
-  g.batch(true, t0);
+  g.batch_begins();
   EXPECT_EQ(500u, g.limit_in_force(t0 + STALE, true));
   EXPECT_EQ(500u, g.limit_in_force(t0 + 100 * STALE, true));
   EXPECT_EQ(0u, g.limit_in_force(t0 + STALE, false));
@@ -258,11 +258,11 @@ TEST(Gate, PublishedLimitGoesStale)
   coordinator that ended it goes on to parse the next batch, which under
   load can take a while, and a limit that lapsed then would let every
   waiter in at once */
-  g.batch(false, t0 + 100 * STALE);
+  g.batch_ends(t0 + 100 * STALE);
   EXPECT_EQ(500u, g.limit_in_force(t0 + 100 * STALE + STALE - 1000, true));
   EXPECT_EQ(0u, g.limit_in_force(t0 + 101 * STALE, true));
   /* a clock read before the batch ended does not move the backing back */
-  g.batch(false, t0);
+  g.batch_ends(t0);
   EXPECT_EQ(500u, g.limit_in_force(t0 + 100 * STALE + STALE - 1000, true));
   /* a new publication is fresh again */
   g.publish(t0 + 102 * STALE, 700, recorder{&log});
@@ -459,9 +459,9 @@ TEST(Gate, ALapsedLimitOpensTheGate)
   EXPECT_TRUE(g.lapsed(now + MS, false));
   EXPECT_TRUE(g.lapsed(now + stale, true));
   /* a batch that runs backs it whatever its age */
-  g.batch(true, now);
+  g.batch_begins();
   EXPECT_FALSE(g.lapsed(now + 10 * stale, true));
-  g.batch(false, now);
+  g.batch_ends(now);
   ASSERT_TRUE(g.lapsed(now + stale, true));
   g.open(now + stale, recorder{&log});
   EXPECT_TRUE(wb.admitted);

@@ -158,18 +158,21 @@ public:
   void publish(uint64_t now, uint64_t limit, Notify notify) noexcept
   { publish(now, limit, 0, notify); }
 
-  /** Note whether the purge batch that follows a publish() runs: while it
-  does, what was published applies whatever its age
-  (adaptive_controller::limit_applies()); its end backs it as a publish()
-  does, since the coordinator that ended it goes on to the next one.
-  @param running  the batch starts (else it ended)
-  @param now      monotonic clock, nanoseconds (read only at the end) */
-  void batch(bool running, uint64_t now) noexcept
+  /** The purge batch that follows a publish() starts: while it runs, what
+  was published applies whatever its age
+  (adaptive_controller::limit_applies()). */
+  void batch_begins() noexcept
+  { m_in_batch.store(true, std::memory_order_relaxed); }
+
+  /** The batch ended: that backs the limit as a publish() does, since the
+  coordinator that ended it goes on to the next one.  Only the coordinator
+  writes m_backed, so the later of the two times is kept without a race.
+  @param now  monotonic clock, nanoseconds */
+  void batch_ends(uint64_t now) noexcept
   {
-    if (!running)
-      m_backed.store(std::max(now, m_backed.load(std::memory_order_relaxed)),
-                     std::memory_order_relaxed);
-    m_in_batch.store(running, std::memory_order_relaxed);
+    m_backed.store(std::max(now, m_backed.load(std::memory_order_relaxed)),
+                   std::memory_order_relaxed);
+    m_in_batch.store(false, std::memory_order_relaxed);
   }
 
   /** Open the gate: no limit, every waiter let in at once (a mode or
@@ -373,7 +376,7 @@ private:
   /** when the gate last let a connection in */
   std::atomic<uint64_t> m_admitted{0};
   std::atomic<unsigned> m_concurrency{0}, m_waiting{0}, m_tickets{0};
-  /** batch(): a purge batch runs since the last publish() */
+  /** batch_begins(): a purge batch runs since the last publish() */
   std::atomic<bool> m_in_batch{false};
   /** admission_gate::rate_bound() after the last admission */
   std::atomic<bool> m_rate_bound{false};

@@ -292,7 +292,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
                                    s.gate.rate_bound()),
             trx_sys.rw_trx_hash.size());
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
-  s.gate.batch(true, now);
+  s.gate.batch_begins();
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
                   std::this_thread::sleep_for
                   (std::chrono::milliseconds(1500)););
@@ -307,7 +307,7 @@ void purge_throttle_no_history() noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
   srv_dml_needed_delay= 0;
-  s.gate.batch(false, my_interval_timer());
+  s.gate.batch_ends(my_interval_timer());
   s.empty_batches= 0;
   /* nothing is held with an empty history */
   s.adaptive.update(0, 0, 0, 0, false);
@@ -319,7 +319,7 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   noexcept
 {
   const bool coupled= innodb_purge_coupled_throttle;
-  purge_throttle_sys.gate.batch(false, my_interval_timer());
+  purge_throttle_sys.gate.batch_ends(my_interval_timer());
   /* Whether DML is being throttled now; the per-row delay published after
   this batch cannot tell (coupled, it is 0 when the batch found nothing). */
   const bool throttling= throttle_is_adaptive()
