@@ -785,6 +785,80 @@ TEST(AdmissionGate, TheWindowMovesOnlyOnFullIntervals)
   EXPECT_EQ(1000.0, idle.center());
 }
 
+/* The connections that came in before the law stay on the rows until
+they commit, and set the rate of those that the gate lets in beside them:
+while they are as many as W, a flat rate is theirs, not X(W), and does not
+move the window; once they are fewer, it does. */
+TEST(AdmissionGate, TheWindowWaitsForTheCrowdToLeave)
+{
+  const double dt= double(adaptive_controller::WINDOW) * 1e-6;
+  const auto flat= [](double) { return 1000.0; };
+  purge_throttle::concurrency_window w;
+  w.start(10000);
+  ASSERT_EQ(100.0, w.center());
+  double t= 0;
+  for (; t < 10; t+= dt)
+  {
+    /* crowded in one measurement of each interval only */
+    const bool clear= std::fmod(t, 0.5) > dt;
+    w.update(dt, flat(w.size()) * dt, true, w.size(), clear);
+    ASSERT_EQ(100.0, w.center()) << t;
+  }
+  EXPECT_EQ(0.0, w.throughput()) << "nothing measured";
+  /* an episode begins with the crowd inside and few at the gate yet: the
+  window is not full, but the crowd wants in too, so it keeps its size */
+  const double size= w.size();
+  w.update(dt, 2 * dt, false, 2, false);
+  EXPECT_EQ(size, w.size());
+  w.update(dt, 2 * dt, false, 2, true);
+  EXPECT_EQ(4.0, w.size()) << "clear and not full: within twice the most";
+  w.start(10000);
+  ASSERT_EQ(100.0, w.center()) << "not moved yet: the start rises again";
+  for (; t < 12; t+= dt)
+    w.update(dt, flat(w.size()) * dt, true, w.size());
+  EXPECT_LT(w.center(), 100.0) << "clear: a flat rate moves it down";
+}
+
+/* admission_gate: an interval is clear of the crowd only if every
+resize() in it, and at either end, saw fewer transactions without a ticket
+than the window. */
+TEST(AdmissionGate, ACrowdAtAnyResizeVoidsTheInterval)
+{
+  const uint64_t interval= adaptive_controller::TAU_RATE * 1000;
+  const uint64_t step= admission_gate::WINDOW;
+  for (int crowded_at= -1; crowded_at < 3; crowded_at++)
+  {
+    SCOPED_TRACE(crowded_at);
+    admission_gate g;
+    uint64_t now= 1000 * ms;
+    const unsigned first= g.resize(now, FAST, 10000);
+    ASSERT_EQ(unsigned(std::ceil(100 / (1 + purge_throttle::
+                                        concurrency_window::DITHER))),
+              first);
+    /* full, with more commits than the window, and X rising with W: the
+    window fills every measurement */
+    std::vector<admission_gate::ticket> t(1000);
+    unsigned w= first;
+    for (int k= 0; k < 3; k++)
+    {
+      for (uint64_t at= 0; at < interval; at+= step)
+      {
+        for (auto &x : t)
+          g.enter(now + at, x);
+        for (auto &x : t)
+          g.leave(now + at + step / 2, x);
+        const bool crowd= crowded_at == k && at == interval / 2;
+        w= g.resize(now + at + step, FAST, 0, crowd ? w : first / 2);
+      }
+      now+= interval;
+    }
+    if (crowded_at < 0)
+      EXPECT_GT(w, 2 * first) << "three clear full intervals: up";
+    else
+      EXPECT_EQ(first, w) << "a crowd in one: the three start again";
+  }
+}
+
 /* Transactions that outlast TAU_RATE (row locks held by connections that
 came in before the law): an interval closes only once as many commit as
 the window holds, so that X is not read from an interval in which the

@@ -262,7 +262,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
   double noise_factor= 1, next_noise= 0;
   uint64_t seed= 88172645463325252ULL;
   double returned= 0, most= 0;
-  bool full= false;
+  bool full= false, crowded= false;
   purge_throttle::concurrency_window window;
   double next_pass= p.truncation_pass, next_sample= 0;
   double last_parsed= 0, last_history= 0;
@@ -361,9 +361,12 @@ inline run_result run(const plant_params &p, bool throttled= true)
       }
       last_parsed= parsed;
       last_history= history;
+      /* the transactions without a ticket were as many as the window
+      (admission_gate::resize()) */
+      crowded= crowded || (concurrency && crowd >= concurrency);
       if (!limit && limited && t > window_start)
         /* an episode ends: its last measurement counts */
-        window.update(t - window_start, returned, full, most);
+        window.update(t - window_start, returned, full, most, !crowded);
       if (limit && !limited)
       {
         /* a limit comes into force (admission_gate::resize()) */
@@ -374,7 +377,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
       else if (limit &&
                t - window_start >= double(admission_gate::WINDOW) * 1e-9)
       {
-        window.update(t - window_start, returned, full, most);
+        window.update(t - window_start, returned, full, most, !crowded);
         window_start= t;
         returned= most= 0;
         full= false;
@@ -384,6 +387,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
         connection outside waits while a limit is in force */
         window.start(uint64_t(waiting ? double(p.connections) : n));
       concurrency= !limit ? 0 : unsigned(std::min(std::ceil(window.size()), 1e9));
+      crowded= concurrency && crowd >= concurrency;
       /* the coordinator saw an empty history: nobody may be held */
       if (history < 1 && (limit || concurrency))
         r.held_empty++;

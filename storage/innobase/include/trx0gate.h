@@ -135,7 +135,9 @@ public:
   @param limit   read-write commits per second (0: none)
   @param inside  read-write transactions running now (with those waiting
                  here and the tickets out, the connections that want in,
-                 from which the concurrency window starts)
+                 from which the concurrency window starts; beyond the
+                 tickets out, those that the gate did not let in, which
+                 keep the window from measuring while they are as many)
   @param notify  called for each waiter let in */
   template<class Notify>
   void publish(uint64_t now, uint64_t limit, uint64_t inside, Notify notify)
@@ -145,11 +147,13 @@ public:
     m_backed.store(now, std::memory_order_relaxed);
     if (!limit && !m_gate.concurrency())
       return;       /* already open; only open() lets forced waiters in */
+    const uint64_t tickets= m_gate.running();
     const uint64_t want= std::max<uint64_t>
       (inside, uint64_t{m_waiting.load(std::memory_order_relaxed)} +
-       m_gate.running());
-    m_concurrency.store(m_gate.resize(now, limit, want),
-                        std::memory_order_relaxed);
+       tickets);
+    m_concurrency.store(m_gate.resize(now, limit, want,
+                                      inside > tickets ? inside - tickets
+                                      : 0), std::memory_order_relaxed);
     admit(now, notify);
   }
 

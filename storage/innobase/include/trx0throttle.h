@@ -323,8 +323,8 @@ commit rate X(W) measured, by extremum seeking with a square-wave dither
 and the step rule of Rprop (Riedmiller and Braun, 1993).
 
 W dithers about a centre c: every TAU_RATE (and at least as many commits
-as W: one turnover of the window) in which it was full (connections waited
-for a slot, so X depends on W) it moves to the other side,
+as W: one turnover of the window) that measured X(W) (below) it moves to
+the other side,
 W = c (1 + DITHER)^d, d = -1, +1, -1, ...  After three such intervals at
 one centre, with sides d, -d, d and rates X1, X2, X3:
 
@@ -345,11 +345,14 @@ one connection.  It assumes nothing about how X rises with W: linearly up
 to a knee, or slowly, as on hot rows, where each connection more queues on
 the others' row locks yet throughput still rises.  An interval in which
 the window did not bind (the commit rate did, or fewer connections wanted
-in) tells nothing about X(W): the three intervals start again.  Until its
-first move, c is the square root of the most connections that wanted in
-at once so far (running a read-write transaction, or waiting at the gate);
-once it has moved, later episodes resume where the last one left it.  No
-latch: admission_gate calls it. */
+in), or in which the transactions that the gate did not let in were at some
+point as many as W (the connections that came in before the law, still on
+the rows, set the rate of those let in), tells nothing about X(W): the
+three intervals start again.  Until its first move, c is the square root
+of the most connections that wanted in at once so far (running a
+read-write transaction, or waiting at the gate); once it has moved, later
+episodes resume where the last one left it.  No latch: admission_gate
+calls it. */
 class concurrency_window
 {
 public:
@@ -388,16 +391,22 @@ public:
   @param commits  transactions let in by the gate that committed in it
   @param full     a connection waited for a slot in it: X depended on W
   @param most     the most transactions let in that ran at once in it: a
-                  window that was not full stays within twice that, so
-                  that it binds again within a step once more connections
-                  want in */
-  void update(double dt, double commits, bool full, double most) noexcept
+                  window that was neither full nor crowded stays within
+                  twice that, so that it binds again within a step once
+                  more connections want in
+  @param clear    the read-write transactions that the gate did not let
+                  in stayed fewer than W throughout it */
+  void update(double dt, double commits, bool full, double most,
+              bool clear= true) noexcept
   {
     m_clock+= dt;
     m_time+= dt;
     m_commits+= commits;
     m_full= m_full || full;
-    if (!full && size() > 2 * std::max(1.0, most))
+    m_crowded= m_crowded || !clear;
+    /* (the transactions that the gate did not let in want in as well:
+    they come to the gate as they commit) */
+    if (!full && clear && size() > 2 * std::max(1.0, most))
     {
       m_center= std::max(1.0, 2 * std::max(1.0, most) / side());
       m_n= 0;
@@ -410,12 +419,12 @@ public:
       outlast it */
       return;
     const double length= m_time, x= m_commits / length;
-    const bool measured= m_full;
+    const bool measured= m_full && !m_crowded;
     m_time= m_commits= 0;
-    m_full= false;
+    m_full= m_crowded= false;
     if (!measured)
     {
-      m_n= 0;   /* X did not depend on W: start the three again */
+      m_n= 0;   /* X was not X(W): start the three again */
       return;
     }
     m_last= x;
@@ -442,8 +451,8 @@ public:
   double size() const noexcept { return m_center * side(); }
   /** @return the centre of the dither, connections (0: not started) */
   double center() const noexcept { return m_center; }
-  /** @return the commit rate measured over the last full interval, per
-  second (0: none yet) */
+  /** @return the commit rate over the last interval that measured X(W),
+  per second (0: none yet) */
   double throughput() const noexcept { return m_last; }
 
 private:
@@ -464,9 +473,10 @@ private:
   double m_clock= 0;
   /** X over the last interval that measured X(W) (0: none) */
   double m_last= 0;
-  /** the interval being measured: seconds, commits, whether it was full */
+  /** the interval being measured: seconds, commits, whether it was full,
+  whether it was not clear of those the gate did not let in */
   double m_time= 0, m_commits= 0;
-  bool m_full= false;
+  bool m_full= false, m_crowded= false;
 };
 
 /** Admission control for the adaptive throttle's output, in two stages: at
@@ -587,10 +597,16 @@ public:
   @param want    connections that want to run read-write transactions now:
                  running one, or waiting at the gate (the window starts
                  from it, concurrency_window::start())
+  @param outside read-write transactions running now without a ticket:
+                 while they are as many as the window, the commit rate of
+                 those let in is theirs to set, not the window's
   @return concurrency() */
-  unsigned resize(uint64_t now, uint64_t rate, uint64_t want= 0) noexcept
+  unsigned resize(uint64_t now, uint64_t rate, uint64_t want= 0,
+                  uint64_t outside= 0) noexcept
   {
     m_rate_bound= false;
+    /* at either end of an interval, and in it */
+    m_crowded= m_crowded || (m_limit && outside >= m_limit);
     if (!rate)
     {
       /* tickets that are out stay valid and are given back as usual; the
@@ -598,7 +614,8 @@ public:
       an interval of the window) */
       if (m_rate && !m_tracking && now > m_window_start)
         m_window.update(double(now - m_window_start) * 1e-9,
-                        double(m_returned), m_full, double(m_most));
+                        double(m_returned), m_full, double(m_most),
+                        !m_crowded);
       m_rate= 0;
       m_tracking= false;
       return m_limit= 0;
@@ -617,7 +634,8 @@ public:
     else if (now - m_window_start >= WINDOW)
     {
       m_window.update(double(now - m_window_start) * 1e-9,
-                      double(m_returned), m_full, double(m_most));
+                      double(m_returned), m_full, double(m_most),
+                      !m_crowded);
       m_window_start= now;
       m_returned= m_most= 0;
       m_full= false;
@@ -627,7 +645,9 @@ public:
     m_rate= double(rate);
     m_tokens= std::min(m_tokens, depth(m_rate));
     const double w= std::ceil(m_window.size());
-    return m_limit= w >= 4e9 ? ~0U : std::max(1U, unsigned(w));
+    m_limit= w >= 4e9 ? ~0U : std::max(1U, unsigned(w));
+    m_crowded= outside >= m_limit;
+    return m_limit;
   }
 
   /** Hand out tickets without a limit (tests: an unlimited gate tracks its
@@ -696,6 +716,9 @@ private:
   concurrency_window m_window;
   /** a connection found the window full since the measurement started */
   bool m_full= false;
+  /** since the measurement started, resize() saw as many read-write
+  transactions without a ticket as the window */
+  bool m_crowded= false;
   /** track(): tickets without a limit */
   bool m_tracking= false;
   /** the commit rate kept a thread out since resize() */
