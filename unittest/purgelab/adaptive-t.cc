@@ -369,6 +369,17 @@ TEST(AdaptiveThrottle, TheOutputExcludesWhatAReadViewBlocks)
                (adaptive_controller::output(100000, 95000), 10000));
 }
 
+/* A view whose limit a committing transaction holds while its thread waits
+for a CPU does not block purge; one that stays for TAU_RATE does. */
+TEST(AdaptiveThrottle, AReadViewBlocksOnceItStays)
+{
+  const uint64_t tau= adaptive_controller::TAU_RATE;
+  EXPECT_FALSE(adaptive_controller::view_holds(0));
+  EXPECT_FALSE(adaptive_controller::view_holds(tau - 1));
+  EXPECT_TRUE(adaptive_controller::view_holds(tau));
+  EXPECT_TRUE(adaptive_controller::view_holds(60000000)) << "held 60 s";
+}
+
 /* Undo log truncation frees 70% of what purge parses: the history drains
 slower than the purge rate that the law feeds forward.  Proportional alone
 would settle where r + e / TAU = 0.7 r, 0.3 r TAU (12,000 here) over the

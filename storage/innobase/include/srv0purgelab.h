@@ -117,9 +117,10 @@ ulonglong purge_truncation_pending_trx() noexcept;
 
 /** @return the part of purge_unparsed_trx() that purge may not parse yet
 because the oldest read view of its last batch still sees it: transactions
-that committed at or after that view's low limit, 0 if the view moved
-since the batch before (SHOW STATUS Innodb_purge_view_blocked_trx); the
-rest is work that purge is behind on */
+that committed at or after that view's low limit, 0 if the view had moved
+within adaptive_controller::TAU_RATE then (adaptive_controller::view_holds(),
+SHOW STATUS Innodb_purge_view_blocked_trx); the rest is work that purge is
+behind on */
 ulonglong purge_view_blocked_trx() noexcept;
 
 /** After undo log truncation visited a rollback segment

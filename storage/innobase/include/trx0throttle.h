@@ -192,6 +192,16 @@ public:
     noexcept
   { return history > blocked ? history - blocked : 0; }
 
+  /** @return whether purge's oldest read view keeps purge from parsing
+  what committed after it (output()'s `blocked`), rather than slowing it:
+  a transaction that took its commit number holds the view's limit until
+  its commit ends, as long as its thread waits for a CPU; over less than
+  TAU_RATE that is a dip of purge's rate, which r follows, and only a view
+  that stays longer is one that no throttle outwaits
+  @param unmoved  microseconds since the view's limit last moved */
+  static constexpr bool view_holds(uint64_t unmoved) noexcept
+  { return unmoved >= TAU_RATE; }
+
   /** Evaluate the law after a purge batch.
   @param now       a monotonic clock, in microseconds
   @param x         output(): history - blocked

@@ -121,7 +121,11 @@ struct purge_throttle_sys_t
   /** purge_sys.low_limit_no() of the last purge batch: purge may not parse
   undo logs of transactions that committed at or after it */
   Atomic_relaxed<trx_id_t> view_limit_no{0};
-  /** view_limit_no moved at the last purge batch */
+  /** my_interval_timer() at the purge batch that found view_limit_no
+  moved */
+  ulonglong view_moved_at= 0;
+  /** view_limit_no had moved within adaptive_controller::TAU_RATE at the
+  last purge batch (adaptive_controller::view_holds()) */
   Atomic_relaxed<bool> view_moved{false};
 
   bool owns() const noexcept
@@ -217,10 +221,11 @@ static constexpr uint64_t trx_in_ids(trx_id_t ids) noexcept { return ids / 2; }
 
 ulonglong purge_view_blocked_trx() noexcept
 {
-  /* A view that moved at the last batch keeps nothing: what committed
-  after purge's own copy of it is parsed by the next batch.  (Else, once
-  truncation had freed all that was parsed, the estimate would cover the
-  whole history, inflated by every transaction started since.) */
+  /* A view that moved lately keeps nothing: what committed after purge's
+  own copy of it is parsed by a batch soon.  (Counted as blocked when the
+  view had not moved since the batch before, a commit whose thread waited
+  for a CPU made all that was unparsed read as blocked, and the law let
+  every waiter in.) */
   if (purge_throttle_sys.view_moved)
     return 0;
   const trx_id_t limit= purge_throttle_sys.view_limit_no;
@@ -257,9 +262,13 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   s.parsed_trx_no= tail;
   /* the coordinator owns purge_sys.view: no latch needed to read it */
   const trx_id_t view_limit_no= purge_sys.low_limit_no();
-  /* the oldest read view moved since the last batch: what committed after
-  it waits for the next batch, not for a view to close */
-  s.view_moved= view_limit_no != s.view_limit_no;
+  const ulonglong now= my_interval_timer();
+  /* the oldest read view moved lately: what committed after it waits for
+  a batch soon, not for a view to close */
+  if (view_limit_no != s.view_limit_no)
+    s.view_moved_at= now;
+  s.view_moved= !purge_throttle::adaptive_controller::view_holds
+    ((now - s.view_moved_at) / 1000);
   s.view_limit_no= view_limit_no;
   if (n_pages)
     s.empty_batches= 0;
@@ -268,7 +277,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   if (!throttle_is_adaptive())
   {
     s.adaptive.update(0, history, 0, 0, false);
-    s.publish(my_interval_timer(), 0);
+    s.publish(now, 0);
     s.adaptive_drain_width= 0;
     return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
                                              n_pages, history,
@@ -277,7 +286,6 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   }
   /* purge parses committed transactions in the order of their trx_no */
   const uint64_t purged= trx_in_ids(tail);
-  const ulonglong now= my_interval_timer();
   /* The law acts on the history without what no throttle removes: what
   the oldest read view keeps purge from parsing.  Whatever else is in the
   history (unparsed, or parsed and waiting for undo log truncation) drains
