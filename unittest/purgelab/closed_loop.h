@@ -26,7 +26,8 @@ adaptive_controller and concurrency_window with an injected clock
  - purge parses the unparsed history at `purge` transactions a second, less
    cpu_share of it when all connections run (in proportion to those that
    run: they take the CPUs); a read view held in
-   [view_from, view_to) keeps it from parsing what commits meanwhile;
+   [view_from, view_to) keeps it from parsing what commits meanwhile,
+   which the law counts as blocked once the view has stood TAU_RATE;
  - undo log truncation (truncation_pass > 0) frees parsed history only in
    rollback segments that no transaction references, once a pass: of 128
    segments, those the drain withholds (drain_width()) free once the
@@ -354,8 +355,12 @@ inline run_result run(const plant_params &p, bool throttled= true)
       else
       {
         const bool progress= parsed > last_parsed || history < last_history;
+        /* the view counts as blocking once it has stood TAU_RATE
+        (adaptive_controller::view_holds()) */
+        const bool holds= view && adaptive_controller::view_holds
+          (uint64_t((t - p.view_from) * 1e6));
         limit= c.update(now, adaptive_controller::output
-                        (uint64_t(history), uint64_t(blocked)),
+                        (uint64_t(history), holds ? uint64_t(blocked) : 0),
                         uint64_t(parsed), uint64_t(p.target), progress,
                         waiting, rate_bound);
       }
