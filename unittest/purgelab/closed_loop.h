@@ -377,7 +377,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
         /* a limit comes into force (admission_gate::resize()) */
         window_start= t;
         returned= most= 0;
-        full= false;
+        full= crowded= false;
       }
       else if (limit &&
                t - window_start >= double(admission_gate::WINDOW) * 1e-9)
@@ -385,14 +385,14 @@ inline run_result run(const plant_params &p, bool throttled= true)
         window.update(t - window_start, returned, full, most, !crowded);
         window_start= t;
         returned= most= 0;
-        full= false;
+        full= crowded= false;
       }
       if (limit)
         /* those inside and those waiting (gate::publish()): every
         connection outside waits while a limit is in force */
         window.start(uint64_t(waiting ? double(p.connections) : n));
       concurrency= !limit ? 0 : unsigned(std::min(std::ceil(window.size()), 1e9));
-      crowded= concurrency && crowd >= concurrency;
+      crowded= crowded || (concurrency && crowd >= concurrency);
       /* the coordinator saw an empty history: nobody may be held */
       if (history < 1 && (limit || concurrency))
         r.held_empty++;

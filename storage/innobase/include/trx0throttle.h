@@ -615,7 +615,8 @@ public:
                   uint64_t outside= 0) noexcept
   {
     m_rate_bound= false;
-    /* at either end of an interval, and in it */
+    /* against the window that applied until now: at either end of a
+    measurement, and in it */
     m_crowded= m_crowded || (m_limit && outside >= m_limit);
     if (!rate)
     {
@@ -639,7 +640,7 @@ public:
       m_tokens= depth(double(rate));
       m_window_start= now;
       m_returned= m_most= 0;
-      m_full= false;
+      m_full= m_crowded= false;
     }
     else if (now - m_window_start >= WINDOW)
     {
@@ -648,7 +649,7 @@ public:
                       !m_crowded);
       m_window_start= now;
       m_returned= m_most= 0;
-      m_full= false;
+      m_full= m_crowded= false;
     }
     m_window.start(want);
     refill(now);
@@ -656,7 +657,8 @@ public:
     m_tokens= std::min(m_tokens, depth(m_rate));
     const double w= std::ceil(m_window.size());
     m_limit= w >= 4e9 ? ~0U : std::max(1U, unsigned(w));
-    m_crowded= outside >= m_limit;
+    /* against the window that applies from now on */
+    m_crowded= m_crowded || outside >= m_limit;
     return m_limit;
   }
 
