@@ -369,23 +369,26 @@ inline run_result run(const plant_params &p, bool throttled= true)
       /* the transactions without a ticket were as many as the window
       (admission_gate::resize()) */
       crowded= crowded || (concurrency && crowd >= concurrency);
-      if (!limit && limited && t > window_start)
-        /* an episode ends: its last measurement counts */
+      /* admission_gate::measured() and measure_from() */
+      const auto measured= [&]() {
         window.update(t - window_start, returned, full, most, !crowded);
-      if (limit && !limited)
-      {
-        /* a limit comes into force (admission_gate::resize()) */
+      };
+      const auto measure_from= [&]() {
         window_start= t;
         returned= most= 0;
         full= crowded= false;
-      }
+      };
+      if (!limit && limited && t > window_start)
+        /* an episode ends: its last measurement counts */
+        measured();
+      if (limit && !limited)
+        /* a limit comes into force (admission_gate::resize()) */
+        measure_from();
       else if (limit &&
                t - window_start >= double(admission_gate::WINDOW) * 1e-9)
       {
-        window.update(t - window_start, returned, full, most, !crowded);
-        window_start= t;
-        returned= most= 0;
-        full= crowded= false;
+        measured();
+        measure_from();
       }
       if (limit)
         /* those inside and those waiting (gate::publish()): every

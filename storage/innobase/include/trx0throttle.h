@@ -624,9 +624,7 @@ public:
       episode's last measurement counts (an episode may be shorter than
       an interval of the window) */
       if (m_rate && !m_tracking && now > m_window_start)
-        m_window.update(double(now - m_window_start) * 1e-9,
-                        double(m_returned), m_full, double(m_most),
-                        !m_crowded);
+        measured(now);
       m_rate= 0;
       m_tracking= false;
       return m_limit= 0;
@@ -638,18 +636,12 @@ public:
       m_tracking= false;
       m_tokens_at= now;
       m_tokens= depth(double(rate));
-      m_window_start= now;
-      m_returned= m_most= 0;
-      m_full= m_crowded= false;
+      measure_from(now);
     }
     else if (now - m_window_start >= WINDOW)
     {
-      m_window.update(double(now - m_window_start) * 1e-9,
-                      double(m_returned), m_full, double(m_most),
-                      !m_crowded);
-      m_window_start= now;
-      m_returned= m_most= 0;
-      m_full= m_crowded= false;
+      measured(now);
+      measure_from(now);
     }
     m_window.start(want);
     refill(now);
@@ -683,6 +675,21 @@ private:
   one admission */
   static double depth(double rate) noexcept
   { return std::max(1.0, rate * double(WINDOW) * 1e-9); }
+
+  /** Start a measurement of the window's commits. */
+  void measure_from(uint64_t now) noexcept
+  {
+    m_window_start= now;
+    m_returned= m_most= 0;
+    m_full= m_crowded= false;
+  }
+
+  /** Feed the measurement that ends now to the window. */
+  void measured(uint64_t now) noexcept
+  {
+    m_window.update(double(now - m_window_start) * 1e-9, double(m_returned),
+                    m_full, double(m_most), !m_crowded);
+  }
 
   /** Add the tokens that the rate accrued since the last refill. */
   void refill(uint64_t now) noexcept
