@@ -14,15 +14,20 @@
    Foundation, Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1335  USA */
 
 /* A fluid model of a server under a write load, driven by the real
-adaptive_controller and concurrency_window with an injected clock
-(closed_loop-t.cc):
+adaptive_controller, whose output goes through the real admission_gate's
+resize() (which maps a rate without a bound to ~0U and no rate to no bound
+at all), with an injected clock (closed_loop-t.cc):
 
  - connections: a closed loop without think time; those the gate lets in
    run, the others wait.  n running commit X(n) = peak * share(n) a second:
    share rises linearly to 1 at the knee and falls past it as
    1 / (1 + contention * (n / knee - 1)).  A transaction takes H = n / X(n)
-   (Little's law), which the gate measures over a window; the gate admits
-   at most the law's rate, and at most the concurrency window at once;
+   (Little's law); the gate admits at most the law's rate (its token
+   bucket, modelled as a fluid: at most that rate), and at most the law's
+   bound W (adaptive_controller::concurrency()) at once;
+ - optionally an open-loop offered load: arrivals at most `offered` a
+   second, so that the commit rate is at most that, with those inside
+   fewer by Little's law;
  - purge parses the unparsed history at `purge` transactions a second, less
    cpu_share of it when all connections run (in proportion to those that
    run: they take the CPUs); a read view held in
@@ -37,16 +42,19 @@ adaptive_controller and concurrency_window with an injected clock
  - the coordinator evaluates the law after each batch: every
    batch / purge seconds, within [1 ms, POLL_MAX], and with an empty
    history publishes no limit, as srv0purgelab.cc does; it tells the law
-   whether the rate limit, not only the window, held connections back;
- - noise: optionally, the commit rate times a random factor drawn every
-   TAU_RATE (a fixed seed), as the per-second throughput of hot rows
-   swings. */
+   the history parsed and not truncated (pending), those that want in
+   (gate::want(): inside, or let in and waiting), and whether the rate
+   limit, not only the bound, held connections back;
+ - noise: optionally, the commit rate times a random factor, uniform, of
+   mean 1, drawn every noise_period (a fixed seed), as the per-second
+   throughput swings (+-10% on uniform rows, more on hot rows). */
 
 #ifndef purgelab_closed_loop_h
 #define purgelab_closed_loop_h
 
 #include "trx0throttle.h"
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -80,9 +88,13 @@ struct plant_params
   double target= 10000;
   double seconds= 0;        /* 0: long enough to settle */
   double view_from= -1, view_to= -1;
-  /** throughput noise: every TAU_RATE the commit rate is multiplied by an
-  independent factor of mean 1 and this standard deviation (uniform) */
+  /** throughput noise: every noise_period the commit rate is multiplied by
+  an independent factor of mean 1 and this standard deviation (uniform) */
   double noise= 0;
+  double noise_period= double(adaptive_controller::TAU_RATE) * 1e-6;
+  /** an open-loop cap on the commit rate: the load offered, commits a
+  second (0: none, a closed loop) */
+  double offered= 0;
   /* from a time on, the load's peak times a factor */
   std::vector<std::pair<double, double>> load_steps;
   /** connections that run a transaction when the gate closes stay until
@@ -90,6 +102,9 @@ struct plant_params
   them (on hot rows they stayed for seconds); false: the connections
   inside follow the gate at once */
   bool crowd= false;
+  /** start from an empty history, however long the target takes to reach
+  (the sweep's unthrottled reference of the steady state) */
+  bool start_empty= false;
 
   double throughput_share(double n) const
   {
@@ -107,7 +122,10 @@ struct plant_params
   double commit_rate(double n, double t) const
   { return n > 0 ? peak * load_factor(t) * throughput_share(n) : 0; }
   double unthrottled(double t) const
-  { return commit_rate(connections, t); }
+  {
+    const double x= commit_rate(connections, t);
+    return offered > 0 ? std::min(x, offered) : x;
+  }
   /** purge's capacity while n connections run transactions: they take
   the CPUs from purge in proportion to their number */
   double purge_capacity(double n) const
@@ -142,11 +160,12 @@ struct plant_params
   }
   std::string describe() const
   {
-    char b[200];
+    char b[400];
     std::snprintf(b, sizeof b, "connections %g, purge %g/s, target %g,"
                   " peak %g/s, knee %g, rise %g, contention %g, truncation"
-                  " pass %g s", connections, purge, target, peak, knee, rise,
-                  contention, truncation_pass);
+                  " pass %g s, noise %.3g/%gs, offered %g", connections,
+                  purge, target, peak, knee, rise, contention,
+                  truncation_pass, noise, noise_period, offered);
     return b;
   }
 };
@@ -156,6 +175,8 @@ struct second
   double history= 0;   /* mean over the second */
   double commits= 0;   /* in the second */
   bool limited= false; /* connections waited at the gate in it */
+  bool in_force= false;/* a limit was published in it */
+  unsigned bound= 0;   /* the least bound W in force in it (0: none) */
 };
 
 struct run_result
@@ -207,6 +228,28 @@ struct run_result
       n+= seconds[i].limited;
     return n;
   }
+  unsigned in_force_between(double a, double b) const
+  {
+    unsigned n= 0;
+    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++)
+      n+= seconds[i].in_force;
+    return n;
+  }
+  unsigned bound_between(double a, double b) const
+  {
+    unsigned n= 0;
+    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++)
+      n+= seconds[i].bound != 0;
+    return n;
+  }
+  /** the largest 1 s mean of the history in [a, b) */
+  double max_history(double a, double b) const
+  {
+    double m= 0;
+    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++)
+      m= std::max(m, seconds[i].history);
+    return m;
+  }
   double min_commit_rate_after(double t) const
   {
     double m= 1e300;
@@ -217,13 +260,18 @@ struct run_result
 };
 
 /** the best commit rate at which the plant holds its target, searched
-over the connections inside (the load steps aside) */
+over the rate and the bound (the load steps and the noise aside): at a
+rate r under what n inside commit, fewer are inside (Little's law), so the
+search over the connections inside n, each at the rate X(n) that they
+commit, covers both */
 inline double best_rate(const plant_params &p)
 {
   double best= 0;
   for (double n= 1; n <= p.connections; n= std::max(n + 1, n * 1.02))
   {
     double r= std::min(p.commit_rate(n, 0), p.purge_capacity(n));
+    if (p.offered > 0)
+      r= std::min(r, p.offered);
     if (p.truncation_pass > 0)
       /* parsed history waiting for truncation: at most the target */
       r= std::min(r, std::max(0.0, p.target - n) * p.truncation_share
@@ -249,7 +297,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
   const double fill= p.target / std::max(1.0, p.unthrottled(0) - p.purge);
   /* a target that the load takes over a minute to reach starts from a
   backlog of twice the target, as after a read view was released */
-  const bool backlog= fill > 60;
+  const bool backlog= fill > 60 && !p.start_empty;
   const double recover= backlog
     ? p.target / ((1 - plant_params::MIN_RATE_SHARE) * p.purge) : fill;
   const double seconds= p.seconds > 0 ? p.seconds : recover + 120;
@@ -257,20 +305,20 @@ inline run_result run(const plant_params &p, bool throttled= true)
   const double u_int= p.update_interval();
 
   adaptive_controller c;
+  admission_gate gate;
   double unparsed= backlog ? 2 * p.target : 0, blocked= 0, pending= 0;
-  double parsed= 0, window_start= -1, next_update= 0;
+  double parsed= 0, next_update= 0;
   /* the noise factor and when it is drawn next; a fixed seed */
   double noise_factor= 1, next_noise= 0;
   uint64_t seed= 88172645463325252ULL;
-  double returned= 0, most= 0;
-  bool full= false, crowded= false;
-  purge_throttle::concurrency_window window;
   double next_pass= p.truncation_pass, next_sample= 0;
   double last_parsed= 0, last_history= 0;
   uint64_t limit= 0;
-  unsigned concurrency= 0;   /* 0: no limit */
+  unsigned concurrency= 0;   /* the bound W the gate applies (0: none) */
   /* connections inside that hold no ticket (plant_params::crowd) */
   double crowd= 0;
+  /* those that want in, as gate::want() counts them, at the last step */
+  double want= p.connections;
   run_result r;
   second cur;
   double cur_steps= 0;
@@ -290,46 +338,51 @@ inline run_result run(const plant_params &p, bool throttled= true)
     double n= p.connections;
     if (concurrency && concurrency < n)
       n= concurrency;
-    /* the gate's tokens: at most `limit` admissions a second; those
-    inside then are fewer, by Little's law */
     if (p.noise > 0 && t >= next_noise)
     {
-      next_noise= t + double(adaptive_controller::TAU_RATE) * 1e-6;
+      next_noise= t + p.noise_period;
       seed^= seed << 13; seed^= seed >> 7; seed^= seed << 17;
-      const double u= double(seed >> 11) * 0x1p-53;   /* [0, 1) */
+      const double u= double(seed >> 11) / 9007199254740992.0;   /* [0, 1) */
       noise_factor= std::max(0.0, 1 + p.noise * std::sqrt(3.0) * (2 * u - 1));
     }
     /* commits, and of them those that the gate let in (with a ticket),
     and the connections inside, of them those the gate let in */
-    double x, x_gate, n_gate;
+    double x;
     bool waiting, rate_bound;
     if (!p.crowd)
     {
-      const double free_rate= p.commit_rate(n, t) * noise_factor;
+      /* what those the bound lets in commit, and what is offered */
+      const double inside_rate= p.commit_rate(n, t) * noise_factor;
+      const double free_rate= p.offered > 0
+        ? std::min(inside_rate, p.offered) : inside_rate;
       x= limit ? std::min(free_rate, double(limit)) : free_rate;
-      if (x < free_rate)
+      if (x < inside_rate && x > 0)
         /* admitted at x a second, each staying H(n) = n / X(n): n solves
         X(n) = x, on the rising side of the knee */
-        n= std::min(n, std::pow(x / (p.peak * p.load_factor(t)),
-                                1 / p.rise) * p.knee);
-      x_gate= x;
-      n_gate= n;
-      waiting= n < p.connections;
-      /* the rate limit, not only the window, holds connections back */
-      rate_bound= x < free_rate;
+        n= std::min(n, std::pow(x / (p.peak * p.load_factor(t) *
+                                     noise_factor), 1 / p.rise) * p.knee);
+      /* the rate limit, not only the bound, holds connections back */
+      rate_bound= limit && x < free_rate;
+      /* connections wait at the gate: held by the rate or the bound */
+      waiting= rate_bound ||
+        (limit && concurrency && concurrency < p.connections &&
+         !(p.offered > 0 && p.offered <= inside_rate));
+      /* gate::want(): those inside, or those let in and those waiting;
+      an open-loop load wants in as much as it arrives */
+      want= waiting ? p.connections : n;
     }
     else
     {
       /* without a limit everyone is in, untracked; with one, the gate
-      lets up to its window in beside those still inside, who commit at
+      lets up to its bound in beside those still inside, who commit at
       the rate of all inside and then queue at the gate */
       if (!limit)
         crowd= p.connections;
-      n_gate= limit ? std::min(p.connections - crowd, n) : 0;
+      double n_gate= limit ? std::min(p.connections - crowd, n) : 0;
       const double all= crowd + n_gate;
       const double free_rate= p.commit_rate(all, t) * noise_factor;
       const double share= all > 0 ? n_gate / all : 0;
-      x_gate= free_rate * share;
+      double x_gate= free_rate * share;
       rate_bound= limit && x_gate > double(limit);
       if (rate_bound)
       {
@@ -342,16 +395,17 @@ inline run_result run(const plant_params &p, bool throttled= true)
       crowd= std::max(0.0, crowd - x_crowd * dt);
       n= crowd + n_gate;
       waiting= limit && n < p.connections - 0.5;
+      /* inside (the crowd and those let in), or let in and waiting */
+      want= std::max(n, p.connections - n + n_gate);
     }
     /* this step runs under the limit published before it */
     const bool limited= limit != 0;
-    const bool was_full= concurrency && concurrency <= n_gate + 0.5;
     if (throttled && t >= next_update)
     {
       next_update= t + u_int;
       const uint64_t now= uint64_t(t * 1e6) + 1;
       if (history < 1)
-        limit= c.update(0, 0, 0, 0, false);
+        limit= c.update(0, 0, 0, 0, 0, false, 0, false);
       else
       {
         const bool progress= parsed > last_parsed || history < last_history;
@@ -361,54 +415,24 @@ inline run_result run(const plant_params &p, bool throttled= true)
           (uint64_t((t - p.view_from) * 1e6));
         limit= c.update(now, adaptive_controller::output
                         (uint64_t(history), holds ? uint64_t(blocked) : 0),
-                        uint64_t(parsed), uint64_t(p.target), progress,
-                        waiting, rate_bound);
+                        uint64_t(pending), uint64_t(parsed),
+                        uint64_t(p.target), progress, uint64_t(want),
+                        rate_bound);
       }
       last_parsed= parsed;
       last_history= history;
-      /* the transactions without a ticket were as many as the window
-      (admission_gate::resize()) */
-      crowded= crowded || (concurrency && crowd >= concurrency);
-      /* admission_gate::measured() and measure_from() */
-      const auto measured= [&]() {
-        window.update(t - window_start, returned, full, most, !crowded);
-      };
-      const auto measure_from= [&]() {
-        window_start= t;
-        returned= most= 0;
-        full= crowded= false;
-      };
-      if (!limit && limited && t > window_start)
-        /* an episode ends: its last measurement counts */
-        measured();
-      if (limit && !limited)
-        /* a limit comes into force (admission_gate::resize()) */
-        measure_from();
-      else if (limit &&
-               t - window_start >= double(admission_gate::WINDOW) * 1e-9)
-      {
-        measured();
-        measure_from();
-      }
-      if (limit)
-        /* those inside and those waiting (gate::publish()): every
-        connection outside waits while a limit is in force */
-        window.start(uint64_t(waiting ? double(p.connections) : n));
-      concurrency= !limit ? 0 : unsigned(std::min(std::ceil(window.size()), 1e9));
-      crowded= crowded || (concurrency && crowd >= concurrency);
+      /* gate::publish(): the gate's bound is the law's; ~0U is a rate
+      without a bound */
+      const unsigned k= gate.resize(now * 1000, limit, c.concurrency());
+      concurrency= k == ~0U ? 0 : k;
       /* the coordinator saw an empty history: nobody may be held */
       if (history < 1 && (limit || concurrency))
         r.held_empty++;
     }
+    cur.in_force= cur.in_force || limited;
+    if (concurrency && (!cur.bound || concurrency < cur.bound))
+      cur.bound= concurrency;
 
-    if (limited)
-    {
-      /* the gate counts the transactions that it let in, and the most
-      inside at once */
-      returned+= x_gate * dt;
-      most= std::max(most, n_gate);
-      full= full || was_full;
-    }
     /* commits */
     (view ? blocked : unparsed)+= x * dt;
     /* purge */
@@ -495,38 +519,75 @@ inline run_result run(const plant_params &p, bool throttled= true)
   return r;
 }
 
-/** The sweep's worst cases per region, printed for the design note */
+/** The sweep's worst cases per region, printed for the design note:
+by purge capacity (1e3 to 1e6 a second), and by what the unthrottled plant
+does: its history stays under T (the law must cost nothing), it does not
+and the target is holdable (the law must hold it), or the target is under
+ten updates' commits (too fast to hold: a loose bound) */
 struct sweep_report
 {
-  unsigned runs= 0, skipped= 0;
+  enum kind { UNDER, HOLDS, TOO_FAST };
+  unsigned runs= 0;
   struct region
   {
-    double settle= 0, p95= 0, throughput= 1e9;
     unsigned n= 0;
-  } regions[4];   /* by purge capacity: 1e3, 1e4, 1e5, 1e6 */
-  void add(const plant_params &p, const run_result &r)
+    /* the worst p95/T: its highest (and for HOLDS its lowest) */
+    double p95_hi= 0, p95_lo= 1e300;
+    /* the worst throughput, against the best rate (HOLDS, TOO_FAST) or
+    against the unthrottled run (UNDER) */
+    double throughput= 1e300;
+    /* UNDER: seconds judged with a limit in force, and with someone held */
+    unsigned in_force= 0, held= 0;
+    std::string worst_p95, worst_throughput;
+  } regions[3][4];
+  void add(kind k, const plant_params &p, double p95, double throughput,
+           double against, unsigned in_force= 0, unsigned held= 0)
   {
     runs++;
-    region &g= regions[std::min(3, std::max(0, int(std::lround
-                                                    (std::log10(p.purge)))
-                                          - 3))];
+    region &g= regions[k][std::min(3, std::max(0, int(std::lround
+                                                   (std::log10(p.purge)))
+                                         - 3))];
     g.n++;
-    g.settle= std::max(g.settle, r.settle_time - r.settle_least);
-    g.p95= std::max(g.p95, r.p95 / p.target);
-    if (r.best > 0)
-      g.throughput= std::min(g.throughput, r.throughput / r.best);
+    if (p95 / p.target > g.p95_hi)
+    {
+      g.p95_hi= p95 / p.target;
+      g.worst_p95= p.describe();
+    }
+    g.p95_lo= std::min(g.p95_lo, p95 / p.target);
+    if (against > 0 && throughput / against < g.throughput)
+    {
+      g.throughput= throughput / against;
+      g.worst_throughput= p.describe();
+    }
+    g.in_force= std::max(g.in_force, in_force);
+    g.held= std::max(g.held, held);
   }
   void print(FILE *f) const
   {
-    std::fprintf(f, "sweep: %u runs asserted, %u not holdable (target under"
-                 " ten updates' commits)\n", runs, skipped);
+    static const char *what[]= {
+      "unthrottled under T (throughput vs unthrottled)",
+      "holdable (throughput vs best)",
+      "too fast to hold (throughput vs best)"};
     static const char *name[]= {"1e3", "1e4", "1e5", "1e6"};
-    for (unsigned i= 0; i < 4; i++)
-      std::fprintf(f, "purge %s/s: %u runs, worst settling %.1f s beyond"
-                   " the least,"
-                   " worst p95/T %.3f, worst throughput/best %.3f\n",
-                   name[i], regions[i].n, regions[i].settle, regions[i].p95,
-                   regions[i].throughput);
+    std::fprintf(f, "sweep: %u runs asserted\n", runs);
+    for (unsigned k= 0; k < 3; k++)
+    {
+      std::fprintf(f, "%s:\n", what[k]);
+      for (unsigned i= 0; i < 4; i++)
+      {
+        const region &g= regions[k][i];
+        if (!g.n)
+          continue;
+        std::fprintf(f, "  purge %s/s: %u runs, p95/T %.3f..%.3f, worst"
+                     " throughput %.3f", name[i], g.n, g.p95_lo, g.p95_hi,
+                     g.throughput);
+        if (k == UNDER)
+          std::fprintf(f, ", most seconds in force %u, held %u", g.in_force,
+                       g.held);
+        std::fprintf(f, "\n    worst p95: %s\n    worst throughput: %s\n",
+                     g.worst_p95.c_str(), g.worst_throughput.c_str());
+      }
+    }
   }
 };
 

@@ -18,7 +18,6 @@ lease, the staleness of a published limit and the switch that opens the
 gate, with an injected clock (nanoseconds). */
 
 #include "trx0gate.h"
-#include "window_start.h"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -26,7 +25,6 @@ gate, with an injected clock (nanoseconds). */
 #include <vector>
 
 using namespace purge_throttle;
-using purgelab_test::inside_for;
 
 namespace
 {
@@ -44,12 +42,11 @@ admissions) */
 constexpr uint64_t FAST= 1000000;
 
 /** A gate with a limit in force that admits exactly n connections at once:
-the concurrency window starts from the transactions inside, and the rate
-is high enough that tokens do not bind. */
+the caller's bound, at a rate high enough that tokens do not bind. */
 void limit_to(gate &g, uint64_t now, unsigned n,
               std::vector<const gate_waiter*> &log)
 {
-  g.publish(now, FAST, inside_for(n), recorder{&log});
+  g.publish(now, FAST, n, recorder{&log});
   ASSERT_EQ(n, g.concurrency());
   ASSERT_TRUE(g.in_force(now, true));
 }
@@ -391,7 +388,7 @@ TEST(Gate, AWaiterWaitsWhileTheQueueMoves)
   g.leave(now + 150 * MS, a, recorder{&log});
   ASSERT_TRUE(wb.admitted);
   EXPECT_EQ(now + 150 * MS + MAX, g.give_up_at(queued));
-  /* the head waiter polls: a token, but the window is full */
+  /* the head waiter polls: a token, but the gate is full */
   EXPECT_EQ(&wc, g.head());
   EXPECT_EQ(0u, g.token_wait(now + 200 * MS));
   g.poll(now + 200 * MS, recorder{&log});
@@ -471,14 +468,17 @@ TEST(Gate, ALapsedLimitOpensTheGate)
   g.leave(now + stale, b, recorder{&log});
 }
 
-/* Short transactions whose commits wait for the log: one runs when the law
-comes into force, 255 come to the gate within a turnover; the window
-starts from the square root of the 256 that want in, not of the one. */
-TEST(Gate, TheWindowStartsFromThoseWhoWantIn)
+/* The connections that want in, as the law's bound needs them (want()):
+those inside, let in or not, or those let in and those waiting, whichever
+is more; a wider bound lets the waiters at the head in at once, a narrower
+one lets nobody in until fewer hold a ticket, and no bound is no bound. */
+TEST(Gate, WantCountsThoseInsideAndThoseWaiting)
 {
   gate g;
   std::vector<const gate_waiter*> log;
   const uint64_t now= 1000 * MS;
+  EXPECT_EQ(0u, g.want(0));
+  EXPECT_EQ(7u, g.want(7)) << "no limit: those inside";
   g.publish(now, FAST, 1, recorder{&log});
   ASSERT_EQ(1u, g.concurrency());
   admission_gate::ticket first;
@@ -493,12 +493,46 @@ TEST(Gate, TheWindowStartsFromThoseWhoWantIn)
     g.enqueue(w.back());
   }
   ASSERT_EQ(255u, g.waiting());
-  g.publish(now + MS, FAST, 1, recorder{&log});
-  const double c= 16, d= purge_throttle::concurrency_window::DITHER;
-  EXPECT_EQ(unsigned(std::ceil(c / (1 + d))), g.concurrency());
-  EXPECT_EQ(g.concurrency() - 1, log.size())
-    << "the waiters at the head take the window's new slots";
-  EXPECT_EQ(g.concurrency(), g.tickets());
+  EXPECT_EQ(256u, g.want(1)) << "one inside, 255 waiting";
+  EXPECT_EQ(300u, g.want(300)) << "more inside than let in: those inside";
+  /* a wider bound: the waiters at the head take its new slots */
+  g.publish(now + MS, FAST, 16, recorder{&log});
+  EXPECT_EQ(16u, g.concurrency());
+  EXPECT_EQ(15u, log.size());
+  EXPECT_EQ(16u, g.tickets());
+  EXPECT_EQ(256u, g.want(16)) << "let in or waiting, they still want in";
+  /* a narrower one lets nobody in until fewer than it hold a ticket */
+  g.publish(now + 2 * MS, FAST, 4, recorder{&log});
+  EXPECT_EQ(4u, g.concurrency());
+  EXPECT_EQ(15u, log.size());
+  g.leave(now + 2 * MS, first, recorder{&log});
+  EXPECT_EQ(15u, log.size()) << "15 out, bound 4";
+  /* no bound (the law's W is slack): the rate alone, everyone let in */
+  g.publish(now + 3 * MS, FAST, 0, recorder{&log});
+  EXPECT_EQ(0u, g.concurrency()) << "no bound published";
+  EXPECT_EQ(255u, log.size());
+  EXPECT_EQ(0u, g.waiting());
+  EXPECT_EQ(255u, g.want(0));
+  /* a bound without a rate (the law's W outlives its rate): the bound
+  alone applies */
+  g.publish(now + 4 * MS, 0, 16, recorder{&log});
+  EXPECT_EQ(16u, g.concurrency());
+  EXPECT_EQ(0u, g.limit_in_force(now + 4 * MS, true));
+  EXPECT_TRUE(g.in_force(now + 4 * MS, true));
+  admission_gate::ticket late;
+  const unsigned out= g.tickets();
+  ASSERT_GE(out, 16u);
+  EXPECT_FALSE(g.try_enter(now + 4 * MS, late)) << out << " out, bound 16";
+  for (auto &x : t)
+    g.leave(now + 5 * MS, x, recorder{&log});
+  EXPECT_EQ(0u, g.tickets());
+  EXPECT_TRUE(g.try_enter(now + 5 * MS, late));
+  EXPECT_NE(0u, late.since) << "let in with a ticket";
+  g.leave(now + 5 * MS, late, recorder{&log});
+  /* neither: the gate opens */
+  g.publish(now + 6 * MS, 0, 0, recorder{&log});
+  EXPECT_FALSE(g.in_force(now + 6 * MS, true));
+  EXPECT_EQ(0u, g.concurrency());
 }
 
 TEST(Gate, ATokenLetsTheHeadIn)
@@ -506,8 +540,8 @@ TEST(Gate, ATokenLetsTheHeadIn)
   gate g;
   std::vector<const gate_waiter*> log;
   const uint64_t now= 1000 * MS;
-  /* 100 commits a second (a bucket of 5), a window of 10 */
-  g.publish(now, 100, inside_for(10), recorder{&log});
+  /* 100 commits a second (a bucket of 5), a bound of 10 */
+  g.publish(now, 100, 10, recorder{&log});
   ASSERT_EQ(10u, g.concurrency());
   admission_gate::ticket t[5], a, b;
   for (auto &x : t)

@@ -199,7 +199,8 @@ static int show_computed(THD *, SHOW_VAR *var, void *buff,
 /** @return whether DML is being delayed now, by either throttle */
 static bool purge_throttle_active() noexcept
 {
-  return srv_dml_needed_delay || purge_throttle_commit_limit_in_force();
+  return srv_dml_needed_delay || purge_throttle_commit_limit_in_force() ||
+    purge_throttle_concurrency_in_force();
 }
 
 /** SHOW STATUS: what an operator reads (the purge_throttle module of

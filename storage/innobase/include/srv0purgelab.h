@@ -166,14 +166,21 @@ segment's, is one over which the law is in force
                      rollback segment */
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
 
-/** After a read-write transaction committed its undo log to the history: in
-the adaptive mode, make sure that purge runs once the history nears the
+/** Whether the adaptive throttle has a target (purge_throttle::has_target()),
+so that InnoDB's wait_point is armed (ha_wait_point_arm()).  Changed only
+with purge_throttle_sys's latch held, at startup, a change of a setting and
+shutdown; read relaxed. */
+extern purge_throttle::arming purge_throttle_armed;
+
+/** After a read-write transaction committed its undo log to the history:
+while the adaptive throttle has a target, make sure that purge runs once the history nears the
 target, rather than sleep up to a second while DML piles it up.
 Called before the transaction releases its locks: must not sleep.
 @param rseg_history  history length of its rollback segment */
 inline void purge_throttle_after_commit(size_t rseg_history) noexcept
 {
-  if (UNIV_UNLIKELY(innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE))
+  /* armed iff adaptive with a target: without a lag, one branch */
+  if (UNIV_UNLIKELY(purge_throttle_armed.armed()))
     purge_throttle_adaptive_commit(rseg_history);
 }
 
@@ -193,11 +200,6 @@ uint purge_throttle_gate_waiting() noexcept;
 throttle that have not ended their transaction yet; some may have expired) */
 uint purge_throttle_tickets() noexcept;
 
-/** Whether the adaptive throttle has a target (purge_throttle::has_target()),
-so that InnoDB's wait_point is armed (ha_wait_point_arm()).  Changed only
-with purge_throttle_sys's latch held, at startup, a change of a setting and
-shutdown; read relaxed. */
-extern purge_throttle::arming purge_throttle_armed;
 
 /** purge_throttle_trx_end() where purge_throttle::trx_end_acts() */
 void purge_throttle_trx_ended(purge_throttle::connection &c, bool wrote_commit)

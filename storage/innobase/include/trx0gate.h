@@ -130,37 +130,39 @@ open().  limit() and the staleness check read atomics without the latch. */
 class gate
 {
 public:
-  /** Publish the controller's commit rate limit and resize the gate.
-  @param now     monotonic clock, nanoseconds (nonzero)
-  @param limit   read-write commits per second (0: none)
-  @param inside  read-write transactions running now (with those waiting
-                 here and the tickets out, the connections that want in,
-                 from which the concurrency window starts; beyond the
-                 tickets out, those that the gate did not let in, which
-                 keep the window from measuring while they are as many)
-  @param notify  called for each waiter let in */
+  /** Publish the controller's output and resize the gate.
+  @param now          monotonic clock, nanoseconds (nonzero)
+  @param limit        read-write commits per second (0: none)
+  @param concurrency  the bound on the transactions let in at once
+                      (0: none)
+  @param notify       called for each waiter let in */
   template<class Notify>
-  void publish(uint64_t now, uint64_t limit, uint64_t inside, Notify notify)
-    noexcept
+  void publish(uint64_t now, uint64_t limit, unsigned concurrency,
+               Notify notify) noexcept
   {
     m_limit.store(limit, std::memory_order_relaxed);
     m_backed.store(now, std::memory_order_relaxed);
-    if (!limit && !m_gate.concurrency())
+    if (!limit && !concurrency && !m_gate.concurrency())
       return;       /* already open; only open() lets forced waiters in */
-    const uint64_t tickets= m_gate.running();
-    const uint64_t want= std::max<uint64_t>
-      (inside, uint64_t{m_waiting.load(std::memory_order_relaxed)} +
-       tickets);
-    m_concurrency.store(m_gate.resize(now, limit, want,
-                                      inside > tickets ? inside - tickets
-                                      : 0), std::memory_order_relaxed);
+    m_gate.resize(now, limit, concurrency);
+    m_concurrency.store(concurrency, std::memory_order_relaxed);
     admit(now, notify);
   }
 
-  /** Publish a commit rate limit, without a count of those inside. */
+  /** Publish a commit rate limit without a concurrency bound. */
   template<class Notify>
   void publish(uint64_t now, uint64_t limit, Notify notify) noexcept
   { publish(now, limit, 0, notify); }
+
+  /** @return the connections that want to run read-write transactions,
+  as far as the gate sees them: those it let in and those waiting
+  @param inside  read-write transactions running now, let in or not */
+  uint64_t want(uint64_t inside) const noexcept
+  {
+    return std::max<uint64_t>(inside,
+                              uint64_t{m_waiting.load(std::memory_order_relaxed)}
+                              + m_tickets.load(std::memory_order_relaxed));
+  }
 
   /** The purge batch that follows a publish() starts: while it runs, what
   was published applies whatever its age
@@ -187,7 +189,8 @@ public:
   void open(uint64_t now, Notify notify) noexcept
   {
     m_limit.store(0, std::memory_order_relaxed);
-    m_concurrency.store(m_gate.resize(now, 0), std::memory_order_relaxed);
+    m_gate.resize(now, 0);
+    m_concurrency.store(0, std::memory_order_relaxed);
     admit(now, notify);
   }
 
@@ -196,16 +199,24 @@ public:
   @param purge_running  purge is enabled and not paused */
   uint64_t limit_in_force(uint64_t now, bool purge_running) const noexcept
   {
-    const uint64_t limit= m_limit.load(std::memory_order_relaxed);
-    return applies(limit, now, purge_running) ? limit : 0;
+    return applies(now, purge_running)
+      ? m_limit.load(std::memory_order_relaxed) : 0;
   }
 
-  /** @return whether the gate admits connections now: a published limit
-  that applies
+  /** @return whether a rate or a bound is published (it may have
+  lapsed): relaxed loads, so that callers read the clock only when it is */
+  bool published() const noexcept
+  {
+    return m_limit.load(std::memory_order_relaxed) ||
+      m_concurrency.load(std::memory_order_relaxed);
+  }
+
+  /** @return whether the gate admits connections now: a published rate
+  or bound that applies
   @param now            monotonic clock, nanoseconds
   @param purge_running  purge is enabled and not paused */
   bool in_force(uint64_t now, bool purge_running) const noexcept
-  { return limit_in_force(now, purge_running) != 0; }
+  { return applies(now, purge_running); }
 
   /** When the first waiter gives up and goes on without a ticket: MAX_WAIT
   after it queued or after the gate last let someone in (or a waiter gave
@@ -236,10 +247,7 @@ public:
   @param now            monotonic clock, nanoseconds
   @param purge_running  purge is enabled and not paused */
   bool lapsed(uint64_t now, bool purge_running) const noexcept
-  {
-    const uint64_t limit= m_limit.load(std::memory_order_relaxed);
-    return limit && !applies(limit, now, purge_running);
-  }
+  { return published() && !applies(now, purge_running); }
 
   /** Let a connection in without queueing, if nobody waits and the gate
   has room (no overtaking of waiters).
@@ -256,6 +264,19 @@ public:
     if (in)
       m_admitted.store(now, std::memory_order_relaxed);
     return in;
+  }
+
+  /** Let a connection in without the latch and without a ticket, if a
+  limit is published, no concurrency bound is in force and nobody waits:
+  the commit rate alone decides, by one compare-and-swap.
+  @param now  monotonic clock, nanoseconds
+  @return whether it was let in (false: take the latched path) */
+  bool try_enter_unlatched(uint64_t now) noexcept
+  {
+    return m_limit.load(std::memory_order_relaxed) &&
+      !m_concurrency.load(std::memory_order_relaxed) &&
+      !m_waiting.load(std::memory_order_relaxed) &&
+      m_gate.admit_unbounded(now);
   }
 
   /** Queue a waiter at the tail. */
@@ -335,14 +356,13 @@ public:
   const gate_waiter *head() const noexcept { return m_head; }
 
 private:
-  /** @return whether a published limit (0: none) applies now
+  /** @return whether a published rate or bound applies now
   (adaptive_controller::limit_applies(): not stale, purge running) */
-  bool applies(uint64_t value, uint64_t now, bool purge_running) const
-    noexcept
+  bool applies(uint64_t now, bool purge_running) const noexcept
   {
     const uint64_t backed= m_backed.load(std::memory_order_relaxed);
     return adaptive_controller::limit_applies
-      (value, (now > backed ? now - backed : 0) / 1000, purge_running,
+      (published(), (now > backed ? now - backed : 0) / 1000, purge_running,
        m_in_batch.load(std::memory_order_relaxed));
   }
 

@@ -111,69 +111,122 @@ constexpr uint64_t poll_interval(unsigned empty_batches) noexcept
     : POLL_MIN << (empty_batches - 1);
 }
 
-/** The fork's adaptive throttle (innodb_purge_throttle=adaptive): one
-control law that holds the history length at a target T
-(innodb_max_purge_lag).  The purge coordinator evaluates it after each
-batch (update()); admission_gate enforces its output.
+/** The bound on the read-write transactions that run at once while the
+adaptive throttle is in force.  Undo log truncation frees a rollback
+segment's history only when no open transaction references the segment,
+so the truncation-pending history p drains faster when fewer run.  W
+integrates the error of p against its share S of the target in the log
+domain:
 
-  x = history - blocked            the history that a throttle can bound
-  r = what purge parses per second, averaged over TAU_RATE
-  e = T - x
-  I = integral of e / (TAU * TAU_I) dt, where the actuator follows, |I| <= r
-  C = max(MIN_SHARE * r, r + e / TAU + I)   read-write commits per second
-  W                                connections let in at once: the window
-                                   that seeks the peak of the measured
-                                   commit rate (concurrency_window)
+  d ln W / dt = clamp((S - p) / S, -1, 1) / TAU,   1 <= W <= want
 
-The law comes into force once x > ENGAGE * T and stays in force while
-connections wait and the history is not empty, so that the limit rises
-smoothly rather than letting every waiter in at once; otherwise C = 0
-(no limit) and I = 0.  r feeds the drain rate forward; e / TAU closes
-the gap in about TAU; I removes what r misses: history that waits for undo
-log truncation, a purge that runs slower than it parses.  The same
-equations cover a purge-bound, a truncation-bound and a view-blocked
-history: in the last, x excludes what the oldest read view keeps, and
-without progress nothing is throttled (MDEV-29401).
-Rationale and measurements: docs/adaptive-throttle.md. */
+It comes into force at W = want (no step) once p exceeds S, and lapses
+once W is back at want with p under S: it binds only while truncation,
+not purge, holds the history over its share.  The drain of rollback
+segments (rseg_drain) is in force with it.  No latch: the purge
+coordinator alone calls it. */
+class open_bound
+{
+public:
+  /** Integrate one interval.
+  @param dt       seconds since the last update
+  @param tau      TAU, seconds
+  @param pending  history that purge parsed and truncation did not free
+  @param share    its share S of the target (> 0)
+  @param want     connections that want to run read-write transactions:
+                  those running one, and those waiting at the gate */
+  void update(double dt, double tau, double pending, double share,
+              double want) noexcept
+  {
+    const double most= std::max(1.0, want);
+    if (m_w <= 0)
+    {
+      if (pending <= share)
+        return;
+      m_w= most;
+    }
+    const double g= std::max(-1.0, std::min(1.0, (share - pending) /
+                                             share));
+    m_w= std::max(1.0, std::min(most, m_w * std::exp(g * dt / tau)));
+    if (m_w >= most && pending <= share)
+      m_w= 0;
+  }
+
+  /** The law went out of force. */
+  void reset() noexcept { m_w= 0; }
+
+  /** @return whether the bound is in force (it may be slack at want) */
+  bool in_force() const noexcept { return m_w > 0; }
+
+  /** @return the bound, connections (0: none) */
+  unsigned size() const noexcept
+  {
+    return m_w <= 0 ? 0 : m_w >= 4e9 ? ~0U : unsigned(std::ceil(m_w));
+  }
+
+private:
+  /** W, connections (0: no bound) */
+  double m_w= 0;
+};
+
+/** The fork's adaptive throttle (innodb_purge_throttle=adaptive): holds
+the history length at a target T (innodb_max_purge_lag) with two
+actuators, each answering to the part of the history that it drains.
+The purge coordinator evaluates it after each batch (update());
+admission_gate enforces its output.
+
+  u = unparsed - view-blocked, p = parsed, waiting for truncation
+  x = u + p, e = T - x,  r = purge's parse rate over TAU_RATE
+  C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
+  S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
+  d ln W / dt = clamp((S - p) / S, -1, 1) / TAU, 1 <= W <= want (open_bound)
+  C in force while x > ENGAGE T and purge progresses (else none, I = 0);
+  W from p > S until it is back at want, while purge progresses
+
+C, admissions a second, drains what purge parses: at the target it
+admits what purge parses, and the integral removes what r misses.  W, the
+transactions let in at once, drains what waits for truncation, which
+frees only rollback segments that no open transaction references; it is
+slack unless p exceeds what the unparsed part leaves of T.  What the
+oldest read view keeps purge from parsing is in neither part: no throttle
+removes it (MDEV-29401).  Rationale and measurements:
+docs/adaptive-throttle.md. */
 class adaptive_controller
 {
 public:
   /** Share of the target over which the law is in force (and the drain of
   rollback segments widens, the coordinator polls, a commit wakes it).
-  Half: the approach from there to T takes about TAU at a limit of
-  r + T / (2 TAU), so the history does not overshoot T while the rate
-  estimate forms. */
+  Under it the limit would exceed r + T / (2 TAU): none that a load whose
+  history stays under T needs, and not worth a latch per transaction. */
   static constexpr double ENGAGE= 0.5;
+  /** The least share of the target that the truncation-pending history
+  may take before the bound on open transactions acts: the two parts
+  split the target evenly when both are behind */
+  static constexpr double PENDING_SHARE= 0.5;
   /** Time in which the proportional term closes the gap to the target,
-  in microseconds: 2 s, several purge batches and rate windows, so that
-  one batch's noise does not move the limit much, and short against the
-  seconds that a history over the target costs reads */
+  and in which W moves by a factor e at most, in microseconds: several
+  purge batches and rate windows, short against the seconds that a
+  history over the target costs reads */
   static constexpr uint64_t TAU= 2000000;
-  /** Integral time, in microseconds, not a setting of its own: for the
-  integrating plant dx/dt = C - r the loop's damping ratio is
-  sqrt(TAU_I / TAU) / 2, and 4 * TAU makes it 1, critically damped: the
-  fastest removal of a lasting bias of the feed-forward (history that
-  waits for truncation) without overshoot */
+  /** Integral time, microseconds: 4 TAU makes the loop around the
+  integrating plant dx/dt = C - r critically damped (damping ratio
+  sqrt(TAU_I / TAU) / 2 = 1) */
   static constexpr uint64_t TAU_I= 4 * TAU;
   /** Time constant of the purge rate average, in microseconds: a few
-  batches (a batch parses up to innodb_purge_batch_size pages), as
-  CockroachDB smooths its measured drain; short against TAU, since a drop
-  of purge's capacity by d overshoots the history by about d * TAU_RATE
-  before the feed-forward follows */
+  batches; a drop d of purge's capacity overshoots the history by about
+  d * TAU_RATE before the feed-forward follows */
   static constexpr uint64_t TAU_RATE= 500000;
   /** The least commit rate admitted, as a share of purge's rate: the
   throttle slows DML down, it never stops it */
   static constexpr double MIN_SHARE= 0.05;
-  /** Shortest interval over which rates and the window's commits are
-  measured, in microseconds: five POLL_MIN, so that a window holds several
-  batches */
+  /** Shortest interval over which purge's rate is measured, in
+  microseconds: five POLL_MIN, so that it holds several batches */
   static constexpr uint64_t WINDOW= 5 * POLL_MIN;
   /** Age after which a published limit lapses unless the purge batch that
-  followed it still runs, in microseconds, counted from the later of the
-  publication and that batch's end; also a waiter's longest wait
-  while the gate lets nobody in, and an admission ticket's lease.  Ten
-  times POLL_MAX: the coordinator republishes at least that often while
-  the law is in force, so an older limit is not backed by a running purge */
+  followed it still runs, in microseconds: ten POLL_MAX, since the
+  coordinator republishes at least every POLL_MAX while the law is in
+  force.  Also a waiter's longest wait at a gate that lets nobody in, and
+  an admission ticket's lease. */
   static constexpr uint64_t STALE= 10 * POLL_MAX;
 
   /** @return whether the law is in force for a history (or the coordinator
@@ -194,41 +247,66 @@ public:
 
   /** @return whether purge's oldest read view keeps purge from parsing
   what committed after it (output()'s `blocked`), rather than slowing it:
-  a transaction that took its commit number holds the view's limit until
-  its commit ends, as long as its thread waits for a CPU; over less than
-  TAU_RATE that is a dip of purge's rate, which r follows, and only a view
-  that stays longer is one that no throttle outwaits
+  a view that moved within TAU_RATE is a dip of purge's rate, which r
+  follows
   @param unmoved  microseconds since the view's limit last moved */
   static constexpr bool view_holds(uint64_t unmoved) noexcept
   { return unmoved >= TAU_RATE; }
 
+  /** @return the share S of the target that the truncation-pending
+  history may take before the bound on open transactions acts: what the
+  unparsed part leaves of T, and at least PENDING_SHARE of it
+  @param target    T
+  @param unparsed  u */
+  static constexpr double pending_share(uint64_t target, uint64_t unparsed)
+    noexcept
+  {
+    return double(target) -
+      (double(unparsed) < (1 - PENDING_SHARE) * double(target)
+       ? double(unparsed) : (1 - PENDING_SHARE) * double(target));
+  }
+
   /** Evaluate the law after a purge batch.
   @param now       a monotonic clock, in microseconds
   @param x         output(): history - blocked
+  @param pending   of x, what purge parsed and truncation did not free
   @param purged    a counter of the committed transactions that purge has
                    parsed (it advances with every batch, unlike the history,
                    which falls in steps as undo logs are truncated)
   @param target    innodb_max_purge_lag (0 = no throttling)
   @param progress  purge can progress (no read view blocks all of it)
-  @param binding   connections wait at the gate now (the law stays in
-                   force while they do)
+  @param want      connections that want to run read-write transactions
+                   (running one, or waiting at the gate)
   @param rate_bound  the commit rate limit held a connection back since
-                   the last update (not only the concurrency window): a
-                   higher limit would admit more (anti-windup: the
-                   integral grows only while it binds and connections wait)
+                   the last update (anti-windup: the integral grows only
+                   while a higher limit would admit more)
   @return the commit rate to admit, read-write transactions per second;
-  0 = no limit */
-  uint64_t update(uint64_t now, uint64_t x, uint64_t purged, uint64_t target,
-                  bool progress, bool binding= true, bool rate_bound= true)
-    noexcept
+  0 = no limit (concurrency() may still bound the transactions let in) */
+  uint64_t update(uint64_t now, uint64_t x, uint64_t pending,
+                  uint64_t purged, uint64_t target, bool progress,
+                  uint64_t want, bool rate_bound) noexcept
   {
     m_target= target;
     m_x= x;
-    /* in force from ENGAGE * T, and on while it binds (connections wait)
-    over an empty history: the P and I terms then raise the limit until
-    nobody waits, rather than letting every waiter in at once */
-    m_engaged= progress && target &&
-      (engaged(x, target) || (m_engaged && binding && x));
+    m_engaged= progress && engaged(x, target);
+    if (!progress || !target)
+    {
+      /* nothing is held while purge cannot progress (MDEV-29401) */
+      m_bound.reset();
+      m_bound_at= 0;
+    }
+    else
+    {
+      /* W answers to p whether or not the rate does: it comes into force
+      once p exceeds S (so x > ENGAGE T) and lapses only once it is back
+      at want, so that it does not let everyone in when x falls */
+      const uint64_t p= std::min(pending, x);
+      m_bound.update(m_bound_at && now > m_bound_at
+                     ? double(now - m_bound_at) * 1e-6 : 0,
+                     double(TAU) * 1e-6, double(p),
+                     pending_share(target, x - p), double(want));
+      m_bound_at= now;
+    }
     if (!progress || !target)
       /* no rate is measured across the time that purge was blocked */
       m_now= 0;
@@ -251,7 +329,7 @@ public:
     }
     else if (m_engaged && m_limit)
       return m_limit;   /* within a window */
-    if (!m_engaged || m_rate <= 0)
+    if (!m_engaged)
     {
       /* no wind-up across episodes */
       m_integral= 0;
@@ -260,12 +338,17 @@ public:
     }
     const double dt= m_dt;
     m_dt= 0;
+    if (m_rate <= 0)
+    {
+      m_integral= 0;
+      return m_limit= 0;
+    }
     const double e= double(target) - double(x);
     const double tau= double(TAU) * 1e-6, tau_i= double(TAU_I) * 1e-6;
     const double floor= MIN_SHARE * m_rate;
     const double wanted= m_rate + e / tau + m_integral;
     /* anti-windup: integrate only where the actuator can follow */
-    if (!(e < 0 && wanted <= floor) && !(e > 0 && !(binding && rate_bound)))
+    if (!(e < 0 && wanted <= floor) && !(e > 0 && !rate_bound))
       m_integral= std::max(-m_rate, std::min(m_rate, m_integral +
                                              e * dt / (tau * tau_i)));
     const double c= std::max(floor, m_rate + e / tau + m_integral);
@@ -274,18 +357,21 @@ public:
   }
 
   /** How many rollback segments undo log truncation may withhold at once
-  (rseg_drain) while the law is in force: the drain frees history that
-  purge has parsed and that waits for truncation, at no cost that the
-  benchmarks could measure.
+  (rseg_drain): like the bound, it drains the truncation-pending history,
+  and is in force with it, from when that part exceeded its share.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
-  { return m_engaged ? rseg_drain::ADAPTIVE_WIDTH : 0; }
+  { return m_bound.in_force() ? rseg_drain::ADAPTIVE_WIDTH : 0; }
 
-  /** @return whether the law is in force since the last update() */
-  bool in_force() const noexcept { return m_engaged; }
+  /** @return whether the rate or the bound is in force since the last
+  update() */
+  bool in_force() const noexcept { return m_engaged || m_bound.in_force(); }
   /** @return the commit rate limit, transactions per second (0 = none) */
   uint64_t limit() const noexcept { return m_limit; }
+  /** @return the bound on open read-write transactions (0 = none) */
+  unsigned concurrency() const noexcept
+  { return m_bound.size(); }
   /** @return purge's measured rate, transactions per second */
   double purge_rate() const noexcept { return m_rate; }
   /** @return the integral term, transactions per second */
@@ -313,7 +399,7 @@ public:
 
 private:
   uint64_t m_limit= 0;
-  /** the clock at the start of the current window (0: none) */
+  /** the clock at the start of the current rate window (0: none) */
   uint64_t m_now= 0;
   /** the purge counter at the start of the window */
   uint64_t m_purged= 0;
@@ -326,174 +412,92 @@ private:
   /** seconds since the last integration (0: none) */
   double m_dt= 0;
   bool m_engaged= false;
+  /** W, and the clock at its last update (0: none) */
+  open_bound m_bound;
+  uint64_t m_bound_at= 0;
 };
-/** The connections that the gate lets run read-write transactions at once
-while the law is in force: a window that seeks the peak of throughput, the
-commit rate X(W) measured, by extremum seeking with a square-wave dither
-and the step rule of Rprop (Riedmiller and Braun, 1993).
 
-W dithers about a centre c: every TAU_RATE (and at least as many commits
-as W: one turnover of the window) that measured X(W) (below) it moves to
-the other side,
-W = c (1 + DITHER)^d, d = -1, +1, -1, ...  After three such intervals at
-one centre, with sides d, -d, d and rates X1, X2, X3:
-
-  G = d (X1 - 2 X2 + X3)         the gradient's sign, free of a trend
-                                 (with the intervals' spacing: the second
-                                 divided difference over their midpoints)
-  c <- c exp(sign(G) s)          G <= 0 (flat): down, fewer do as well
-  s <- ETA_PLUS s if sign(G) is the last move's, else ETA_MINUS s,
-       within [ln(1 + 1 / c), ln 2]
-
-A rate that drifts linearly while W dithers (the connections that came in
-before the law, leaving the rows to the others; a load that changes)
-cancels out of G, where comparing one interval with the last would read
-the drift as the effect of the last move, and carry W off in whichever
-direction it was moving.  So c doubles per decision towards the peak from
-afar, and settles about it by steps that halve at each reversal, down to
-one connection.  It assumes nothing about how X rises with W: linearly up
-to a knee, or slowly, as on hot rows, where each connection more queues on
-the others' row locks yet throughput still rises.  An interval in which
-the window did not bind (the commit rate did, or fewer connections wanted
-in), or in which the transactions that the gate did not let in were at some
-point as many as W (the connections that came in before the law, still on
-the rows, set the rate of those let in), tells nothing about X(W): the
-three intervals start again.  Until its first move, c is the square root
-of the most connections that wanted in at once so far (running a
-read-write transaction, or waiting at the gate); once it has moved, later
-episodes resume where the last one left it.  No latch: admission_gate
-calls it. */
-class concurrency_window
+/** The commit rate limit as a generic cell rate algorithm (GCRA): one
+theoretical arrival time `tat`; an admission at `now` is allowed iff
+max(tat, now) + 1 / C <= now + TOLERANCE (or it is the first of a burst),
+and moves tat to max(tat, now) + 1 / C.
+So at most C admissions a second pass, with bursts of C * TOLERANCE (a
+token bucket of that depth), and an admission is one compare-and-swap:
+no latch, no slots, nothing to expire. */
+class rate_clock
 {
 public:
-  /** Rprop's factors of the step after a move in the direction of the
-  last one and after a reversal, as its authors chose them: a reversal
-  halves the step (the peak lies within the last one), moves that keep
-  their direction grow it by a fifth each */
-  static constexpr double ETA_PLUS= 1.2, ETA_MINUS= 0.5;
-  /** The largest step, in ln(connections): a doubling or a halving */
-  static double max_step() noexcept { return std::log(2.0); }
-  /** The dither: W alternates between c (1 + DITHER) and c / (1 +
-  DITHER), a ratio of 1.21, so that a throughput that rises as slowly as
-  W^0.25 still differs by 5% between the sides, while at a sharp peak
-  either side commits within a few percent of it */
-  static constexpr double DITHER= 0.1;
+  /** The burst allowed, nanoseconds of the rate (adaptive_controller::
+  WINDOW): the bucket's depth */
+  static constexpr uint64_t TOLERANCE= adaptive_controller::WINDOW * 1000;
 
-  /** Start the window, or raise its start while it has not moved: the
-  transactions that run when the law comes into force miss the connections
-  whose commit waits for its log write, or whose client is between two
-  statements, and those show up at the gate within a turnover.  A window
-  that has moved keeps its centre: X(W) measured then still holds.
-  @param want  connections that want to run read-write transactions now:
-               those inside, and those waiting at the gate */
-  void start(uint64_t want) noexcept
+  /** Set the rate.
+  @param now   a monotonic clock, nanoseconds
+  @param rate  admissions a second (0: none, every admission passes) */
+  void set(uint64_t now, uint64_t rate) noexcept
   {
-    const double c= std::max(1.0, std::sqrt(double(want)));
-    if (m_dir || c <= m_center)
-      return;
-    m_center= c;
-    m_step= max_step();
-    m_n= 0;     /* its intervals so far were about another centre */
+    const uint64_t interval= !rate ? 0 : rate >= 1000000000 ? 1
+      : 1000000000 / rate;
+    if (interval && !m_interval.load(std::memory_order_relaxed))
+      /* a limit comes into force with a full burst */
+      m_tat.store(now, std::memory_order_relaxed);
+    m_interval.store(interval, std::memory_order_relaxed);
   }
 
-  /** Feed a measurement window.
-  @param dt       its length, in seconds
-  @param commits  transactions let in by the gate that committed in it
-  @param full     a connection waited for a slot in it: X depended on W
-  @param most     the most transactions let in that ran at once in it: a
-                  window that was neither full nor crowded stays within
-                  twice that, so that it binds again within a step once
-                  more connections want in
-  @param clear    the read-write transactions that the gate did not let
-                  in stayed fewer than W throughout it */
-  void update(double dt, double commits, bool full, double most,
-              bool clear= true) noexcept
+  /** Try to admit one.
+  @param now  a monotonic clock, nanoseconds
+  @return 0 if admitted (or no rate), else nanoseconds until it would be */
+  uint64_t admit(uint64_t now) noexcept
   {
-    m_clock+= dt;
-    m_time+= dt;
-    m_commits+= commits;
-    m_full= m_full || full;
-    m_crowded= m_crowded || !clear;
-    /* (the transactions that the gate did not let in want in as well:
-    they come to the gate as they commit) */
-    if (!full && clear && size() > 2 * std::max(1.0, most))
+    const uint64_t interval= m_interval.load(std::memory_order_relaxed);
+    if (!interval)
+      return 0;
+    const uint64_t slack= burst(interval);
+    uint64_t tat= m_tat.load(std::memory_order_relaxed);
+    for (;;)
     {
-      m_center= std::max(1.0, 2 * std::max(1.0, most) / side());
-      m_n= 0;
+      const uint64_t t= std::max(tat, now);
+      if (t > now + slack)
+        return t - now - slack;
+      if (m_tat.compare_exchange_weak(tat, t + interval,
+                                      std::memory_order_relaxed))
+        return 0;
     }
-    if (m_time < double(adaptive_controller::TAU_RATE) * (1e-6 - 1e-15) ||
-        m_commits < size())
-      /* (tolerating the rounding of a sum of steps) an interval lasts
-      TAU_RATE, and until as many commits as W: every slot turned over,
-      once on average, so that X is not read from transactions that
-      outlast it */
-      return;
-    const double length= m_time, x= m_commits / length;
-    const bool measured= m_full && !m_crowded;
-    m_time= m_commits= 0;
-    m_full= m_crowded= false;
-    if (!measured)
-    {
-      m_n= 0;   /* X was not X(W): start the three again */
-      return;
-    }
-    m_last= x;
-    if (!m_n)
-      m_first_side= m_side;
-    m_t[m_n]= m_clock - 0.5 * length;
-    m_x[m_n++]= x;
-    m_side= -m_side;
-    if (m_n < 3)
-      return;
-    m_n= 0;
-    /* a rate linear in time gives 0, up to rounding */
-    const double a= m_t[2] - m_t[1], b= m_t[2] - m_t[0], c= m_t[1] - m_t[0];
-    const double g= m_first_side * (a * m_x[0] - b * m_x[1] + c * m_x[2]);
-    const int dir= g > 1e-9 * b * (m_x[0] + m_x[1] + m_x[2]) ? 1 : -1;
-    if (m_dir)
-      m_step*= dir == m_dir ? ETA_PLUS : ETA_MINUS;
-    m_step= std::max(std::log1p(1 / m_center), std::min(max_step(), m_step));
-    m_dir= dir;
-    m_center= std::max(1.0, m_center * std::exp(dir * m_step));
   }
 
-  /** @return the window, connections (0: not started) */
-  double size() const noexcept { return m_center * side(); }
-  /** @return the centre of the dither, connections (0: not started) */
-  double center() const noexcept { return m_center; }
-  /** @return the commit rate over the last interval that measured X(W),
-  per second (0: none yet) */
-  double throughput() const noexcept { return m_last; }
+  /** @return nanoseconds until an admission would pass (0: now, or no
+  rate)
+  @param now  a monotonic clock, nanoseconds */
+  uint64_t wait(uint64_t now) const noexcept
+  {
+    const uint64_t interval= m_interval.load(std::memory_order_relaxed);
+    if (!interval)
+      return 0;
+    const uint64_t t= m_tat.load(std::memory_order_relaxed), slack=
+      burst(interval);
+    return t > now + slack ? t - now - slack : 0;
+  }
+
+  /** @return whether a rate is set */
+  bool limited() const noexcept
+  { return m_interval.load(std::memory_order_relaxed) != 0; }
 
 private:
-  /** @return W / c on the side of the dither now */
-  double side() const noexcept
-  { return m_side > 0 ? 1 + DITHER : 1 / (1 + DITHER); }
+  /** @return how far tat may run ahead of the clock: TOLERANCE less one
+  interval, so that a burst is TOLERANCE of the rate, at least one */
+  static uint64_t burst(uint64_t interval) noexcept
+  { return interval < TOLERANCE ? TOLERANCE - interval : 0; }
 
-  /** c (0: not started) and the step s, in ln(connections) */
-  double m_center= 0, m_step= 0;
-  /** the side of the dither now (+1, -1), that of the first of the three
-  intervals, and the direction of the last move of c (0: none yet) */
-  int m_side= -1, m_first_side= -1, m_dir= 0;
-  /** X over the intervals at the centre so far, their midpoints on
-  m_clock, and their number */
-  double m_x[3]= {}, m_t[3]= {};
-  int m_n= 0;
-  /** seconds fed to update() */
-  double m_clock= 0;
-  /** X over the last interval that measured X(W) (0: none) */
-  double m_last= 0;
-  /** the interval being measured: seconds, commits, whether it was full,
-  whether it was not clear of those the gate did not let in */
-  double m_time= 0, m_commits= 0;
-  bool m_full= false, m_crowded= false;
+  /** the theoretical arrival time of the next admission, nanoseconds */
+  std::atomic<uint64_t> m_tat{0};
+  /** nanoseconds per admission (0: no rate) */
+  std::atomic<uint64_t> m_interval{0};
 };
 
 /** Admission control for the adaptive throttle's output, in two stages: at
-most `rate` admissions a second (a token bucket WINDOW deep), and at most
-concurrency() connections running read-write transactions at once
-(concurrency_window); the others wait, holding nothing, until a token
-accrues or one of those ends its transaction.
+most `rate` admissions a second (rate_clock), and at most concurrency()
+connections running read-write transactions at once; the others wait, holding nothing, until a token accrues or one of those ends
+its transaction.
 A connection holds a ticket: a slot and the time it was let in.  A ticket
 that is not given back within LEASE expires, so that no slot is lost for
 good.  Not thread-safe: callers serialise (trx0gate.h). */
@@ -504,12 +508,10 @@ public:
   out, counted but never expired */
   static constexpr unsigned MAX_SLOTS= 1024;
   /** Age after which a ticket expires, in nanoseconds
-  (adaptive_controller::STALE): many times the time from admission to
-  commit of a short transaction, so that no slot is lost for good */
+  (adaptive_controller::STALE) */
   static constexpr uint64_t LEASE= adaptive_controller::STALE * 1000;
-  /** Shortest interval over which the window's commits are counted, in
-  nanoseconds (adaptive_controller::WINDOW) */
-  static constexpr uint64_t WINDOW= adaptive_controller::WINDOW * 1000;
+  /** The burst allowed, in nanoseconds of the rate (rate_clock) */
+  static constexpr uint64_t WINDOW= rate_clock::TOLERANCE;
   /** Longest wait at a gate that lets nobody in, in nanoseconds
   (adaptive_controller::STALE): a waiter waits as long as the queue
   moves */
@@ -529,9 +531,7 @@ public:
   }
 
   /** Let a thread in if fewer than concurrency() hold a ticket and the
-  commit rate allows one more: the gate hands out at most `rate` admissions
-  a second (a token bucket WINDOW deep), which also paces connections too
-  few for a concurrency limit to bind (one connection faster than purge).
+  commit rate allows one more.
   @param now  a monotonic clock, in nanoseconds (nonzero)
   @param t    the thread's ticket, written if it is let in
   @return whether it was let in (always without a limit) */
@@ -543,17 +543,11 @@ public:
     {
       expire(now);
       if (running() >= m_limit)
-        return !(m_full= true);
+        return false;
     }
-    if (!m_tracking)
-    {
-      refill(now);
-      if (m_tokens < 1)
-        return !(m_rate_bound= true);
-      m_tokens-= 1;
-    }
+    if (!m_tracking && m_clock.admit(now))
+      return !(m_rate_bound= true);
     t.since= now;
-    m_most= std::max(m_most, running() + 1);
     if (!m_n_free)
     {
       t.slot= MAX_SLOTS;  /* counted, not tracked */
@@ -568,19 +562,13 @@ public:
   /** @return nanoseconds until the commit rate allows the next admission
   (0: now, or no limit)
   @param now  a monotonic clock, in nanoseconds */
-  uint64_t token_wait(uint64_t now) noexcept
-  {
-    if (!m_limit || !m_rate)
-      return 0;
-    refill(now);
-    return m_tokens >= 1 ? 0 : uint64_t((1 - m_tokens) * 1e9 / m_rate) + 1;
-  }
+  uint64_t token_wait(uint64_t now) const noexcept
+  { return m_limit ? m_clock.wait(now) : 0; }
 
   /** Give a ticket back: the thread committed.
-  @param now  a monotonic clock, in nanoseconds
   @param t    the ticket (none: no-op); cleared
   @return whether a slot was freed (the ticket had not expired) */
-  bool leave(uint64_t now, ticket &t) noexcept
+  bool leave(uint64_t, ticket &t) noexcept
   {
     const uint64_t since= t.since;
     t.since= 0;
@@ -596,62 +584,26 @@ public:
       return false;
     else
       free_slot(t.slot);
-    m_returned++;
     return true;
   }
 
-  /** Set the commit rate limit, and the concurrency from the time a ticket
-  was held in the measurement window that ends.
-  @param now     a monotonic clock, in nanoseconds
-  @param rate    the commit rate limit, transactions per second (0 = none)
-  @param want    connections that want to run read-write transactions now:
-                 running one, or waiting at the gate (the window starts
-                 from it, concurrency_window::start())
-  @param outside read-write transactions running now without a ticket:
-                 while they are as many as the window, the commit rate of
-                 those let in is theirs to set, not the window's
+  /** Set the commit rate limit and the concurrency bound; with neither,
+  the gate opens.
+  @param now          a monotonic clock, in nanoseconds
+  @param rate         the commit rate limit, transactions per second
+                      (0 = none)
+  @param concurrency  the bound on tickets out (0 = none)
   @return concurrency() */
-  unsigned resize(uint64_t now, uint64_t rate, uint64_t want= 0,
-                  uint64_t outside= 0) noexcept
+  unsigned resize(uint64_t now, uint64_t rate, unsigned concurrency= 0)
+    noexcept
   {
     m_rate_bound= false;
-    /* against the window that applied until now: at either end of a
-    measurement, and in it */
-    m_crowded= m_crowded || (m_limit && outside >= m_limit);
-    if (!rate)
-    {
-      /* tickets that are out stay valid and are given back as usual; the
-      episode's last measurement counts (an episode may be shorter than
-      an interval of the window) */
-      if (m_rate && !m_tracking && now > m_window_start)
-        measured(now);
-      m_rate= 0;
-      m_tracking= false;
+    m_clock.set(now, rate);
+    m_tracking= false;
+    if (!rate && !concurrency)
+      /* tickets that are out stay valid and are given back as usual */
       return m_limit= 0;
-    }
-    if (!m_rate || m_tracking)
-    {
-      /* a limit comes into force, with a full bucket; what was given back
-      while none was is no measure of the window */
-      m_tracking= false;
-      m_tokens_at= now;
-      m_tokens= depth(double(rate));
-      measure_from(now);
-    }
-    else if (now - m_window_start >= WINDOW)
-    {
-      measured(now);
-      measure_from(now);
-    }
-    m_window.start(want);
-    refill(now);
-    m_rate= double(rate);
-    m_tokens= std::min(m_tokens, depth(m_rate));
-    const double w= std::ceil(m_window.size());
-    m_limit= w >= 4e9 ? ~0U : std::max(1U, unsigned(w));
-    /* against the window that applies from now on */
-    m_crowded= m_crowded || outside >= m_limit;
-    return m_limit;
+    return m_limit= concurrency ? concurrency : ~0U;
   }
 
   /** Hand out tickets without a limit (tests: an unlimited gate tracks its
@@ -662,7 +614,7 @@ public:
     m_limit= ~0U;
   }
 
-  /** @return the concurrency limit (0 = none) */
+  /** @return the concurrency limit (0 = no limit; ~0U: a rate alone) */
   unsigned concurrency() const noexcept { return m_limit; }
   /** @return whether the commit rate kept a thread out since resize() */
   bool rate_bound() const noexcept { return m_rate_bound; }
@@ -670,38 +622,14 @@ public:
   unsigned running() const noexcept
   { return MAX_SLOTS - m_n_free + m_untracked; }
 
+  /** Admit one without a ticket and without the caller's latch, while no
+  concurrency bound is in force: the commit rate alone decides.
+  @param now  a monotonic clock, in nanoseconds
+  @return whether it was admitted (false: take the latched path) */
+  bool admit_unbounded(uint64_t now) noexcept
+  { return !m_clock.admit(now); }
+
 private:
-  /** @return the token bucket's depth: a WINDOW of the rate, at least
-  one admission */
-  static double depth(double rate) noexcept
-  { return std::max(1.0, rate * double(WINDOW) * 1e-9); }
-
-  /** Start a measurement of the window's commits. */
-  void measure_from(uint64_t now) noexcept
-  {
-    m_window_start= now;
-    m_returned= m_most= 0;
-    m_full= m_crowded= false;
-  }
-
-  /** Feed the measurement that ends now to the window. */
-  void measured(uint64_t now) noexcept
-  {
-    m_window.update(double(now - m_window_start) * 1e-9, double(m_returned),
-                    m_full, double(m_most), !m_crowded);
-  }
-
-  /** Add the tokens that the rate accrued since the last refill. */
-  void refill(uint64_t now) noexcept
-  {
-    if (now > m_tokens_at)
-    {
-      m_tokens= std::min(depth(m_rate), m_tokens +
-                         double(now - m_tokens_at) * 1e-9 * m_rate);
-      m_tokens_at= now;
-    }
-  }
-
   void free_slot(unsigned slot) noexcept
   {
     m_since[slot]= 0;
@@ -726,26 +654,12 @@ private:
   unsigned m_untracked= 0;
   unsigned m_limit= 0;
   uint64_t m_last_expiry= 0;
-  /** start of the measurement of the window's commits (0: none) */
-  uint64_t m_window_start= 0;
-  /** tickets given back since then, and the most out at once */
-  uint64_t m_returned= 0;
-  unsigned m_most= 0;
-  /** the concurrency window */
-  concurrency_window m_window;
-  /** a connection found the window full since the measurement started */
-  bool m_full= false;
-  /** since the measurement started, resize() saw as many read-write
-  transactions without a ticket as the window */
-  bool m_crowded= false;
   /** track(): tickets without a limit */
   bool m_tracking= false;
   /** the commit rate kept a thread out since resize() */
   bool m_rate_bound= false;
-  /** the commit rate limit (0: none), the admissions it allows now, and
-  when that was computed */
-  double m_rate= 0, m_tokens= 0;
-  uint64_t m_tokens_at= 0;
+  /** the commit rate limit */
+  rate_clock m_clock;
 };
 
 } // namespace purge_throttle

@@ -134,15 +134,18 @@ struct purge_throttle_sys_t
     return true;
   }
 
-  /** Publish a commit rate limit (coordinator).
-  @param inside  read-write transactions running now */
-  void publish(ulonglong now, uint64_t limit, uint64_t inside= 0) noexcept
+  /** Publish the law's output (coordinator).
+  @param limit        read-write commits per second (0: none)
+  @param concurrency  the bound on transactions let in at once (0: none) */
+  void publish(ulonglong now, uint64_t limit, unsigned concurrency= 0)
+    noexcept
   {
-    if (!initialised || (!limit && !gate.concurrency()))
+    /* nothing to open when nothing was published */
+    if (!initialised || (!limit && !concurrency && !gate.published()))
       return;
     mysql_mutex_lock(&mutex);
     ut_ad(owns());
-    gate.publish(now, limit, inside, signal_waiter);
+    gate.publish(now, limit, concurrency, signal_waiter);
     mysql_mutex_unlock(&mutex);
   }
 
@@ -214,6 +217,14 @@ static bool purge_runs() noexcept
   return purge_sys.enabled() && !purge_sys.paused();
 }
 
+/** @return whether the gate admits connections now; the clock is read
+only while a limit is published */
+static bool gate_in_force() noexcept
+{
+  const purge_throttle::gate &g= purge_throttle_sys.gate;
+  return g.published() && g.in_force(my_interval_timer(), purge_runs());
+}
+
 /** @return the read-write transactions that a span of transaction
 identifiers covers: each takes two, at its start and at its commit (trx_no
 comes from the same sequence) */
@@ -276,7 +287,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
     s.empty_batches++;
   if (!throttle_is_adaptive())
   {
-    s.adaptive.update(0, history, 0, 0, false);
+    s.adaptive.update(0, history, 0, 0, 0, false, 0, false);
     s.publish(now, 0);
     s.adaptive_drain_width= 0;
     return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
@@ -287,18 +298,19 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   /* purge parses committed transactions in the order of their trx_no */
   const uint64_t purged= trx_in_ids(tail);
   /* The law acts on the history without what no throttle removes: what
-  the oldest read view keeps purge from parsing.  Whatever else is in the
-  history (unparsed, or parsed and waiting for undo log truncation) drains
-  faster when fewer transactions run; a batch that found nothing to parse
-  does not mean that purge cannot progress.  Uncoupled (pre-MDEV-29401),
-  it acts on the whole history. */
+  the oldest read view keeps purge from parsing.  Of the rest, the rate
+  answers to the whole and the bound on open transactions to what waits
+  for undo log truncation.  Uncoupled (pre-MDEV-29401), it acts on the
+  whole history. */
   const uint64_t x= !innodb_purge_coupled_throttle ? history
     : purge_throttle::adaptive_controller::output(history,
                                                   purge_view_blocked_trx());
-  s.publish(now, s.adaptive.update(now / 1000, x, purged, srv_max_purge_lag,
-                                   x != 0, s.gate.waiting() != 0,
-                                   s.gate.rate_bound()),
-            trx_sys.rw_trx_hash.size());
+  const uint64_t limit=
+    s.adaptive.update(now / 1000, x, purge_truncation_pending_trx(), purged,
+                      srv_max_purge_lag, x != 0,
+                      s.gate.want(trx_sys.rw_trx_hash.size()),
+                      s.gate.rate_bound());
+  s.publish(now, limit, s.adaptive.concurrency());
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch_begins();
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
@@ -318,7 +330,7 @@ void purge_throttle_no_history() noexcept
   s.gate.batch_ends(my_interval_timer());
   s.empty_batches= 0;
   /* nothing is held with an empty history */
-  s.adaptive.update(0, 0, 0, 0, false);
+  s.adaptive.update(0, 0, 0, 0, 0, false, 0, false);
   s.adaptive_drain_width= 0;
   s.publish(my_interval_timer(), 0);
 }
@@ -418,6 +430,9 @@ bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
   if (!initialised || srv_shutdown_state != SRV_SHUTDOWN_NONE ||
       (!limited && !take_ticket))
     return false;
+  /* the commit rate alone, while no bound is in force and nobody waits */
+  if (!must_wait && !take_ticket && gate.try_enter_unlatched(start))
+    return limited;
   mysql_mutex_lock(&mutex);
   ut_ad(owns());
   if (take_ticket)
@@ -538,7 +553,7 @@ bool purge_throttle_point_waits(const purge_throttle::connection *c,
   if (!may_write)
     return false;
   const bool in_force= DBUG_IF("purge_throttle_must_admit") ||
-    purge_throttle_sys.gate.in_force(my_interval_timer(), purge_runs());
+    gate_in_force();
   static const purge_throttle::connection none{};
   return purge_throttle::at_point(c ? *c : none, true, in_force) !=
     purge_throttle::point_action::PASS;
@@ -561,8 +576,7 @@ void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
   if (may_write &&
       purge_throttle::at_point(c, true,
                                DBUG_IF("purge_throttle_must_admit") ||
-                               purge_throttle_sys.gate.in_force
-                               (my_interval_timer(), purge_runs())) ==
+                               gate_in_force()) ==
       purge_throttle::point_action::ADMIT)
     c.admitted= purge_throttle_sys.admit(thd, c, false, stopping);
 }
