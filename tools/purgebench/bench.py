@@ -828,10 +828,10 @@ def stop_on_sigterm():
     SIGQUIT stop a benchmark as Ctrl-C does, keeping the runs measured so
     far and restoring an attached server's globals: a run started in the
     background from a script ignores SIGINT, so kill is the way to stop it
-    there.  Returns {signal: the handler it replaced}."""
+    there.  Returns the SIGTERM handler it replaced."""
     def interrupt(signum, frame):
         raise KeyboardInterrupt
-    return {s: signal.signal(s, interrupt) for s in STOP_SIGNALS}
+    return {s: signal.signal(s, interrupt) for s in STOP_SIGNALS}[signal.SIGTERM]
 
 
 class shielded:

@@ -288,6 +288,9 @@ def parse_args(argv, check_only=False):
     for opt, path in (("--basedir", a.basedir), ("--compare-basedir", a.compare_basedir)):
         if path is not None and not os.path.isdir(os.path.expanduser(path)):
             ap.error(f"{opt} {path}: no such directory")
+    for label, _, basedir in (a.server_list or []) if (check_only or a.dry_run) else []:
+        if basedir and not os.path.isdir(basedir):
+            ap.error(f"--server-list {label}=...:{basedir}: BASEDIR is not a directory")
     unused, a.notes = ignored_options(a.scenarios, a.given, a.sb_option)
     if unused:
         ap.error(unused)
@@ -432,8 +435,6 @@ def server_list(text):
         path, colon, basedir = rest.partition(":")
         if colon and not basedir:
             raise argparse.ArgumentTypeError(f"'{item}': an empty BASEDIR after ':'")
-        if basedir and not os.path.isdir(os.path.expanduser(basedir)):
-            raise argparse.ArgumentTypeError(f"'{item}': BASEDIR {basedir} is not a directory")
         out.append((label, find_server(path), os.path.expanduser(basedir) if basedir else None))
     if len(out) < 2:
         raise argparse.ArgumentTypeError(

@@ -60,7 +60,6 @@ MALFORMED = [
     (["--server-list", "a=/nonexistent,b=/nonexistent"],
      "/nonexistent: no such file or directory"),
     (["--server-list", "a={noexec},b={exe}"], "not executable"),
-    (["--server-list", "a={exe},b={exe}:/no/base"], "BASEDIR /no/base is not a directory"),
     (["--server-list", "a={exe},,b={exe}"], "'': give LABEL=PATH"),
     (["--server-list", "a={exe}"], "give two or more servers"),
     (["--basedir", "/no/such/dir"], "--basedir /no/such/dir: no such directory"),
@@ -166,6 +165,14 @@ class MalformedTest(unittest.TestCase):
                     self.assertNotIn("Traceback", err)
                     self.assertEqual("", out)       # no mode word: BUILD/run stops
         self.assertEqual([], os.listdir(self.cwd))  # no results directory
+
+    def test_a_server_list_basedir_is_checked_before_set_up(self):
+        # (a run leaves it to the server's start, as it did)
+        rc, err, out = answer(["--check-args", "--server-list",
+                               "a={exe},b={exe}:/no/base".format(**self.files)])
+        self.assertEqual(2, rc)
+        self.assertIn("--server-list b=...:/no/base: BASEDIR is not a directory", err)
+        self.assertEqual("", out)
 
     def test_the_good_ones_beside_them_pass(self):
         for argv, mode in ((["--option", "innodb_max_purge_lag=10000"], "start"),
