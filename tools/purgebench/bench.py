@@ -83,7 +83,11 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
         self.commands = []
         self.meta = {}
         self.noted = set()
+        # what no log may show: the password of attach mode, exactly
+        self.secrets = [self.attach.password] if self.attach and self.attach.password else []
         self.sb_extra = list(args.sb_option)
+        if self.attach:
+            self.log(ATTACH_WARNING)
         for note in getattr(args, "notes", ()):
             self.log(note)
         if args.workload:
@@ -118,7 +122,11 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
         return v[1] if self.full else v[0]
 
     def log(self, msg):
-        print(msg, flush=True)
+        msg = redact(msg, self.secrets, command=False) if self.secrets else msg
+        try:
+            print(msg, flush=True)
+        except OSError:
+            pass        # the terminal is gone (SIGHUP): the log still gets it
         with open(os.path.join(self.outdir, "progress.log"), "a") as f:
             f.write(msg + "\n")
 
@@ -156,7 +164,10 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
 
     def stop(self):
         if self.attach:
-            return self.detach()
+            try:
+                return self.detach()
+            finally:
+                self.attach.forget_secret()
         for t in self.targets:
             if t.running():
                 try:   # stop cleanly; kill only if that fails
@@ -265,9 +276,15 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
         harness dies (the command is printed now)."""
         lines, self.saved_globals = [], {}
         for name in self.changeable(t):
-            value = t.server.value(f"SELECT @@GLOBAL.{name}")
-            self.saved_globals[name] = value
-            lines.append(f"SET GLOBAL {name}={sql_literal(value)};")
+            # as it is: NULL as None, a ';' or a quote kept; its type says
+            # whether SET GLOBAL takes it quoted
+            rows = t.server.query(f"SELECT @@GLOBAL.{name}", raw=True)
+            value = rows[0][0] if rows else None
+            kinds = t.server.query("SELECT VARIABLE_TYPE FROM information_schema."
+                                   f"SYSTEM_VARIABLES WHERE VARIABLE_NAME='{name.upper()}'")
+            self.saved_globals[name] = literal = sql_literal(
+                value, kinds[0][0] if kinds and kinds[0] else None)
+            lines.append(f"SET GLOBAL {name}={literal};")
         self.restore_file = os.path.join(self.outdir, "restore-globals.sql")
         with open(self.restore_file, "w") as f:
             f.write("-- purgebench: the global variables it may change, as it found them\n"
@@ -290,9 +307,9 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
         try:
             if not t.running():
                 t.server.start()
-            for name, value in getattr(self, "saved_globals", {}).items():
+            for name, literal in getattr(self, "saved_globals", {}).items():
                 try:
-                    t.server.query(f"SET GLOBAL {name}={sql_literal(value)}")
+                    t.server.query(f"SET GLOBAL {name}={literal}", split=False)
                 except ServerError as e:
                     failed.append(f"{name}: {e}")
             if self.schema_created:
@@ -401,7 +418,7 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
         with self.step(f"{t.label}: sysbench prepare, {tables} x {rows:,} rows", last.status):
             cmd = sysbench.prepare(t.server.socket, test, tables, rows, extra=self.sb_for(test),
                                    on_line=last)
-        self.commands.append(redact(" ".join(cmd)))
+        self.commands.append(redact(" ".join(cmd), self.secrets))
         t.prepared = key
         self.wait_for_purge(t.server)
 
@@ -424,7 +441,7 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
         return res
 
     def run_failed(self, t, scenario, arm, repeat, error):
-        why = str(error).strip()
+        why = redact(str(error).strip(), self.secrets, command=False)
         self.failures.append(dict(scenario=scenario, arm=str(arm), repeat=repeat,
                                   error=why[-2000:]))
         first = why.splitlines()[0] if why else type(error).__name__
@@ -472,7 +489,7 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
         else:
             cmd, start = client(srv)
         self.commands.append(f"# {scenario} {arm} #{repeat}: SET GLOBAL {settings}\n"
-                             + redact(" ".join(cmd)))
+                             + redact(" ".join(cmd), self.secrets))
         last = {}
 
         def on_sample(s):
@@ -606,7 +623,7 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
         os.makedirs(d, exist_ok=True)
         name = re.sub(r"[^A-Za-z0-9_.@=+-]", "_", f"{scenario}-{arm}-{repeat}.txt")
         with open(os.path.join(d, name), "w") as f:
-            f.write("".join(lines))
+            f.write(redact("".join(lines), self.secrets, command=False))
 
     def keep(self, t, result, extra=None):
         """File a run's result (with its server's label when comparing)."""
@@ -746,7 +763,7 @@ class Bench(gotpc.Runs, insertbench.Runs, snapshot.Runs):
     def finish(self):
         report.write_samples(self.outdir, self.runs)
         with open(os.path.join(self.outdir, "commands.txt"), "w") as f:
-            f.write("\n".join(self.commands) + "\n")
+            f.write(redact("\n".join(self.commands), self.secrets) + "\n")
         with open(os.path.join(self.outdir, "environment.json"), "w") as f:
             json.dump(self.meta, f, indent=1)
         cpu = [r["sampler_cpu_s"] for r in self.runs if r.get("sampler_cpu_s") is not None]
@@ -795,14 +812,53 @@ def drain_target(settings, extra, lags):
     return lag or (lags[0] if lags else None)
 
 
+# what the first line of progress.log says in attach mode
+ATTACH_WARNING = (
+    "purgebench: attach mode: the throttle's settings are global: while an arm runs, "
+    "every other client of this server is throttled as the benchmark's are, and during "
+    "snapshot-release's held read view purge stalls for everyone; the settings are "
+    "restored at the end (restore-globals.sql)")
+# the signals that stop a benchmark as Ctrl-C does: kill, a dropped ssh
+# session (SIGHUP), Ctrl-\ (SIGQUIT)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
 def stop_on_sigterm():
-    """Let kill (SIGTERM) stop a benchmark as Ctrl-C does, keeping the runs
-    measured so far: a run started in the background from a script ignores
-    SIGINT, so kill is the way to stop it there.  Returns the handler it
-    replaced."""
+    """Let kill (SIGTERM), a hang-up (SIGHUP: the ssh session dropped) and
+    SIGQUIT stop a benchmark as Ctrl-C does, keeping the runs measured so
+    far and restoring an attached server's globals: a run started in the
+    background from a script ignores SIGINT, so kill is the way to stop it
+    there.  Returns the SIGTERM handler it replaced."""
     def interrupt(signum, frame):
         raise KeyboardInterrupt
-    return signal.signal(signal.SIGTERM, interrupt)
+    return {s: signal.signal(s, interrupt) for s in STOP_SIGNALS}[signal.SIGTERM]
+
+
+class shielded:
+    """While the server's settings are restored and the harness's schema
+    dropped (Bench.stop()), a second Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT)
+    does not abort it: it is noted, and the restore goes on."""
+
+    def __enter__(self):
+        self.saved = {}
+
+        def later(signum, frame):
+            try:
+                print("purgebench: restoring the server's settings first; a moment",
+                      file=sys.stderr, flush=True)
+            except OSError:
+                pass
+        try:
+            for s in (signal.SIGINT,) + STOP_SIGNALS:
+                self.saved[s] = signal.signal(s, later)
+        except ValueError:      # not the main thread: signals go elsewhere
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        for s, handler in self.saved.items():
+            signal.signal(s, handler)
+        return False
 
 
 def main(argv=None):
@@ -816,6 +872,9 @@ def main(argv=None):
         from . import compare
         return compare.main(argv[1:])
     args = parse_args(argv)
+    if args.dry_run:
+        from . import dryrun
+        return dryrun.main(args)
     stop_on_sigterm()
     if args.server is None:
         repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -838,14 +897,18 @@ def main(argv=None):
         if bench:
             bench.stopped = "interrupted (Ctrl-C or kill)"
     except (GiveUp,) + RUN_ERRORS as e:
-        print(f"purgebench: {e}", file=sys.stderr)
+        secrets = bench.secrets if bench else (
+            [args.attach.password] if args.attach and args.attach.password else [])
+        print(f"purgebench: {redact(str(e), secrets, command=False)}", file=sys.stderr)
         if bench is None:
             return 1
         rc = 1
-        bench.stopped = str(e).splitlines()[0] if str(e).strip() else type(e).__name__
+        why = redact(str(e), secrets, command=False)
+        bench.stopped = why.splitlines()[0] if why.strip() else type(e).__name__
     finally:
         if bench:
-            bench.stop()
+            with shielded():
+                bench.stop()
     if bench is None:
         return 1
     if bench.failures:

@@ -309,7 +309,7 @@ def run(dir_a, dir_b, outdir=None):
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(
-        prog="purgebench compare",
+        prog="purgebench compare", allow_abbrev=False,
         description="Compare two results directories of the same scenario and arms, made at "
                     "different times: B over A per arm and measure, and their histories "
                     "overlaid. Writes compare.md, compare.html and PNG plots.")

@@ -343,7 +343,7 @@ class Runs:
                 # itself took most of a 4-warehouse prepare's 12 minutes
                 # (condition 3.3.2.10); every run is checked afterwards
                 cmd.append("--no-check")
-            self.commands.append(redact(" ".join(cmd)))
+            self.commands.append(redact(" ".join(cmd), self.secrets))
             self.log(f"   {t.label}: go-tpc {bench} {action}, {warehouses} warehouse(s)")
             load = LoadProgress(warehouses)
             with self.step(f"{t.label}: go-tpc {bench} {action}", load.status):

@@ -21,16 +21,16 @@ import os
 import re
 import sys
 
-from . import insertbench, snapshot, workloads
+from . import insertbench, optionfile, snapshot, workloads
 from .scenarios import (DEFAULT_SCENARIOS, LABEL_RE, SCENARIOS, TCP_SCENARIOS, ib_plan)
-from .server import Conn
+from .server import Conn, sysbench_quoted
 
 
 def parse_args(argv, check_only=False):
     """The options, checked. check_only (--check-args, before BUILD/setup):
     the same checks, except those that need what set-up installs."""
     ap = argparse.ArgumentParser(
-        prog="purgebench",
+        prog="purgebench", allow_abbrev=False,
         description="purgebench: the fork's benchmark harness (docs/benchmarks.md).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="The fork against Debian's stock 10.11.18, every arm on both, interleaved\n"
@@ -71,33 +71,33 @@ def parse_args(argv, check_only=False):
                     help="thread-sweep: one arm per value of a global variable, e.g. "
                          "innodb_undo_log_compact_init=ON,OFF (the default on the fork; "
                          "with --compare-server and no --switch: each server as it is)")
-    ap.add_argument("--warehouses", type=positive, default=None, metavar="N",
+    ap.add_argument("--warehouses", type=upto(MAX["--warehouses"]), default=None, metavar="N",
                     help="tpcc, ch: TPC-C warehouses (default 2, --full 10)")
-    ap.add_argument("--ac-threads", type=positive, default=None, metavar="N",
+    ap.add_argument("--ac-threads", type=upto(MAX["--ac-threads"]), default=None, metavar="N",
                     help="ch: analytical query threads (default 1, --full 2)")
-    ap.add_argument("--check-time", type=positive, default=None, metavar="S",
+    ap.add_argument("--check-time", type=upto(MAX["--check-time"]), default=None, metavar="S",
                     help="tpcc, ch: seconds that go-tpc's consistency check may take after "
                          "each run; a check still running then is stopped, its queries "
                          "killed, and the conditions it finished reported (default 60; its "
                          "condition 3.3.2.10 takes minutes even at 1 warehouse)")
     ap.add_argument("--full", action="store_true", help="seed scale (long)")
-    ap.add_argument("--repeats", type=positive, default=None,
+    ap.add_argument("--repeats", type=upto(MAX["--repeats"]), default=None,
                     help="repeats of each arm, their order rotated (default 1; 2 for the "
                          "default run, no SCENARIO given)")
-    ap.add_argument("--time", type=positive, default=None, metavar="S",
+    ap.add_argument("--time", type=upto(MAX["--time"]), default=None, metavar="S",
                     help="seconds per run (override; insert-benchmark: per query step)")
-    ap.add_argument("--threads", type=positive, default=None, metavar="N",
+    ap.add_argument("--threads", type=upto(MAX["--threads"]), default=None, metavar="N",
                     help="threads for backlog-vs-lag and purge-capacity; insert-benchmark: "
                          "writers, and as many readers in the query steps (default 2)")
-    ap.add_argument("--tables", type=positive, default=None, metavar="N",
+    ap.add_argument("--tables", type=upto(MAX["--tables"]), default=None, metavar="N",
                     help="sysbench tables (override)")
-    ap.add_argument("--rows", type=positive, default=None, metavar="N",
+    ap.add_argument("--rows", type=upto(MAX["--rows"]), default=None, metavar="N",
                     help="rows per table (override; insert-benchmark: the table's rows, "
                          "of which l.i1 inserts 40%% and l.i2 10%%)")
     ap.add_argument("--lags", type=lags, default=None, metavar="N[,N...]",
                     help="innodb_max_purge_lag values for backlog-vs-lag and insert-benchmark, "
                          "e.g. 10000,100000")
-    ap.add_argument("--hold", type=positive, default=None, metavar="S",
+    ap.add_argument("--hold", type=upto(MAX["--hold"]), default=None, metavar="S",
                     help="snapshot-release: seconds the read view is held (default 30, "
                          "--full 300); --time is the load before it")
     ap.add_argument("--release-forms", type=release_forms, default=None,
@@ -110,21 +110,29 @@ def parse_args(argv, check_only=False):
                          "also 16000); an unpaced run follows while purge keeps up")
     ap.add_argument("--option", action="append", default=[], type=cnf_option,
                     metavar="VAR=VALUE",
-                    help="extra my.cnf setting (repeatable)")
+                    help="extra my.cnf setting of a server purgebench starts (repeatable); "
+                         "the settings it owns (datadir, socket, port, log-error, user, "
+                         "...) are refused, each naming the option to use instead")
     ap.add_argument("--cpu-load", type=cpu_load, default=0, metavar="N",
                     help="N processes spinning on the CPU while each run's load runs, as other "
                          "work on a busy host (default 0)")
     ap.add_argument("--out", default=None, help="results directory (default results/<time>)")
     ap.add_argument("--reuse-datadir", action="store_true",
                     help="allow an existing data directory under --out")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the plan (each run in order: server, scenario, arm, lag, "
+                         "repeat) and its estimated duration; build, start and connect to "
+                         "nothing")
     att = ap.add_argument_group(
         "attach mode: a server you deployed",
         "Benchmark a running server that purgebench did not start: the clients and the\n"
         "sampler connect to it; purgebench creates and drops its own schema, records\n"
         "the server's version and variables, never shuts it down, and restores every\n"
-        "global variable it changed (restore-globals.sql, written before any change).\n"
-        "The backlog is the drain after each run: seconds until the history is under\n"
-        "the target and zero, sampled.")
+        "global variable it changed (restore-globals.sql, written before any change;\n"
+        "also after Ctrl-C, kill, SIGHUP or SIGQUIT). The backlog is the drain after\n"
+        "each run: seconds until the history is under the target and zero, sampled.\n"
+        "The throttle is global: while an arm runs, every other client of the server is\n"
+        "throttled too, and snapshot-release's read view stalls purge for everyone.")
     att.add_argument("--host", default=None, metavar="H",
                      help="the server's host (TCP; with --port, default 3306)")
     att.add_argument("--port", type=port_number, default=None, metavar="P",
@@ -135,11 +143,25 @@ def parse_args(argv, check_only=False):
                      help="the user the harness connects as (default root); it needs to "
                           "create and drop the schema and to SET GLOBAL")
     att.add_argument("--password-file", default=None, metavar="F",
-                     help="a file whose first line is the user's password (default: none)")
+                     help="a file whose first line is the user's password (default: none); "
+                          "sysbench reads it from a file of its own (mode 0600, --config-file), "
+                          "never from its command line. go-tpc (tpcc, ch) takes it only on "
+                          "its command line, visible in ps on this machine: there use a user "
+                          "of the benchmark's own, or attach the sysbench scenarios over "
+                          "--socket, with no password")
+    att.add_argument("--defaults-extra-file", default=None, metavar="F",
+                     help="a client option file, read as the mariadb client reads it: "
+                          "host, port, socket, user and password of its [client], "
+                          "[client-server], [client-mariadb], [mysql] and [mariadb-client] "
+                          "groups; the command line's options win")
+    att.add_argument("--allow-switch", action="append", default=[], metavar="VAR",
+                     help="attach mode: let --switch set VAR, a global variable other than "
+                          "the throttle's own (innodb_purge_*, innodb_max_purge_lag*); every "
+                          "client of the server meets its values while an arm runs")
     att.add_argument("--schema", default=None, metavar="NAME",
                      help="the schema purgebench creates and drops (default purgebench); "
                           "one that exists already is refused")
-    att.add_argument("--drain-timeout", type=positive, default=None, metavar="S",
+    att.add_argument("--drain-timeout", type=upto(MAX["--drain-timeout"]), default=None, metavar="S",
                      help="the longest the drain after a run is sampled (default 300)")
     cmp = ap.add_argument_group(
         "comparing servers",
@@ -169,9 +191,24 @@ def parse_args(argv, check_only=False):
                           "the servers' order rotated per repeat. Instead of --server, "
                           "--compare-server and their --label options")
     a = ap.parse_args(argv)
+    # argparse takes '--' (--sb-option=--, --host=--) as no value at all
+    for act in ap._actions:
+        if act.option_strings and act.nargs is None:
+            v = getattr(a, act.dest, None)
+            many = isinstance(act, argparse._AppendAction)
+            if any(x == [] for x in (v if many else [v])):     # (a type never gives [])
+                ap.error(f"{act.option_strings[0]} --: '--' is not a value; give "
+                         f"{act.metavar or act.dest.upper()}")
     for sc in a.scenarios:
         if sc not in SCENARIOS + ("all",):
             ap.error(f"unknown scenario '{sc}' (choose from {', '.join(SCENARIOS)}, all)")
+    twice = sorted({sc for sc in a.scenarios if a.scenarios.count(sc) > 1})
+    if twice:
+        ap.error(f"scenario {twice[0]} is given twice: each runs once per invocation "
+                 "(more runs: --repeats N)")
+    if "all" in a.scenarios and len(a.scenarios) > 1:
+        ap.error("'all' runs every scenario: give it alone")
+    check_strings(ap, a)
     if not a.scenarios:
         a.scenarios = list(DEFAULT_SCENARIOS)
         # the default run shows medians of two repeats in rotated order:
@@ -182,13 +219,20 @@ def parse_args(argv, check_only=False):
     a.repeats = a.repeats or 1
     a.given = {o for o in OPTION_USERS if getattr(a, o.lstrip("-").replace("-", "_"))
                not in (None, [])}
-    a.arms = [x for x in (a.arms or "formula,adaptive").split(",") if x]
+    arms_text = "formula,adaptive" if a.arms is None else a.arms
+    a.arms = [x.strip() for x in arms_text.split(",")]
     a.check_time = a.check_time or 60
+    if "" in a.arms:
+        ap.error(f"--arms '{arms_text}': an empty entry; give e.g. formula,adaptive "
+                 "(unthrottled alone: --arms unthrottled)")
     bad = [x for x in a.arms
            if x not in ("formula", "uncoupled", "adaptive", "unthrottled")]
     if bad:
         ap.error(f"--arms {bad[0]}: choose from formula, uncoupled, adaptive "
                  "(unthrottled alone: --arms unthrottled)")
+    twice = [x for x in a.arms if a.arms.count(x) > 1]
+    if twice:
+        ap.error(f"--arms {arms_text}: {twice[0]} is given twice")
     for opt in a.sb_option:
         key = opt.lstrip("-").partition("=")[0]
         if key in insertbench.SET_BY_HARNESS:
@@ -205,7 +249,7 @@ def parse_args(argv, check_only=False):
         except workloads.WorkloadError as e:
             # before BUILD/setup (--check-args) sysbench may not be installed
             # yet: its scripts are checked again once it is
-            if not (check_only and not os.path.isdir(workloads.SYSBENCH_DIR)):
+            if not ((check_only or a.dry_run) and not os.path.isdir(workloads.SYSBENCH_DIR)):
                 ap.error(str(e))
     if (a.sweep_threads or a.switch) and "thread-sweep" not in a.scenarios:
         ap.error("--sweep-threads and --switch are thread-sweep's: add the scenario "
@@ -223,7 +267,8 @@ def parse_args(argv, check_only=False):
                                 ("--compare-label", a.compare_label)) if v is not None]
         if given:
             ap.error(f"{', '.join(given)}: only with --compare-server")
-    a.label = ("attached" if a.host or a.socket else "fork") if a.label is None else a.label
+    a.attach = attach_conn(ap, a)
+    a.label = ("attached" if a.attach else "fork") if a.label is None else a.label
     a.compare_label = "stock" if a.compare_label is None else a.compare_label
     for opt, label in (("--label", a.label), ("--compare-label", a.compare_label)):
         if not LABEL_RE.fullmatch(label):
@@ -232,16 +277,20 @@ def parse_args(argv, check_only=False):
     if a.compare_server and a.label == a.compare_label:
         ap.error(f"--label and --compare-label are both '{a.label}'; give the servers "
                  "different names")
-    a.attach = attach_conn(ap, a)
-    if check_only:
-        # (not one that BUILD/run's build of the release flavour makes)
-        built = os.path.join(os.environ.get("PURGELAB_BUILD_DIR") or
-                             os.path.join(REPO, "build"), "release")
-        for opt, path in (("--server", a.server), ("--compare-server", a.compare_server)):
-            if path is None or os.path.abspath(path).startswith(built + os.sep):
-                continue
-            if not os.access(os.path.expanduser(path), os.X_OK):
-                ap.error(f"{opt} {path}: no such executable")
+    # before set-up (--check-args) and a dry run; a run reports it as it
+    # starts (not one that BUILD/run's build of the release flavour makes)
+    for opt, path in (("--server", a.server), ("--compare-server", a.compare_server)):
+        if path is None or built_by_run(os.path.expanduser(path)) or not (
+                check_only or a.dry_run):
+            continue
+        if not os.access(os.path.expanduser(path), os.X_OK):
+            ap.error(f"{opt} {path}: no such executable")
+    for opt, path in (("--basedir", a.basedir), ("--compare-basedir", a.compare_basedir)):
+        if path is not None and not os.path.isdir(os.path.expanduser(path)):
+            ap.error(f"{opt} {path}: no such directory")
+    for label, _, basedir in (a.server_list or []) if (check_only or a.dry_run) else []:
+        if basedir and not os.path.isdir(basedir):
+            ap.error(f"--server-list {label}=...:{basedir}: BASEDIR is not a directory")
     unused, a.notes = ignored_options(a.scenarios, a.given, a.sb_option)
     if unused:
         ap.error(unused)
@@ -325,18 +374,44 @@ SERVER_IN_DIR = ("mariadbd", "release/sql/mariadbd", "sql/mariadbd", "usr/sbin/m
                  "sbin/mariadbd", "bin/mariadbd")
 
 
+def build_dir():
+    """The superbuild directory that BUILD/run builds the release flavour
+    in (PURGELAB_BUILD_DIR, default build/ at the top of the clone)."""
+    return os.path.abspath(os.environ.get("PURGELAB_BUILD_DIR") or os.path.join(REPO, "build"))
+
+
+def built_by_run(path):
+    """Whether path is (or is under) what BUILD/run's build of the release
+    flavour makes: it may not be there before that build."""
+    path, built = os.path.abspath(path), build_dir()
+    return path == built or path.startswith(os.path.join(built, "release") + os.sep)
+
+
 def find_server(path):
     """--server-list's PATH: a mariadbd as it is, or the one under a
-    directory (SERVER_IN_DIR, the first found); a directory without one is
-    an error. A path that does not exist is left for Installation to
-    report."""
+    directory (SERVER_IN_DIR, the first found); a directory without one, a
+    path that does not exist or a file that is not executable is an error,
+    except the release build that BUILD/run makes before the run (its
+    absence is reported by Installation)."""
     path = os.path.expanduser(path)
     if not os.path.isdir(path):
+        if built_by_run(path) and not os.path.exists(path):
+            return path
+        if not os.path.exists(path):
+            raise argparse.ArgumentTypeError(
+                f"{path}: no such file or directory; build it (BUILD/build, BUILD/build "
+                "stock-10.5), unpack Debian's with tools/install-stock-server, or give "
+                "another path")
+        if not os.access(path, os.X_OK):
+            raise argparse.ArgumentTypeError(f"{path}: not executable (give a mariadbd, "
+                                             "or a directory holding one)")
         return path
     for rel in SERVER_IN_DIR:
         p = os.path.join(path, rel)
         if os.path.isfile(p) and os.access(p, os.X_OK):
             return p
+    if os.path.abspath(path) == build_dir():
+        return os.path.join(path, "release", "sql", "mariadbd")     # BUILD/run builds it
     raise argparse.ArgumentTypeError(
         f"no mariadbd under {path} (looked for {', '.join(SERVER_IN_DIR)}); "
         "build it (BUILD/build, BUILD/build stock-10.5) or give the binary's path")
@@ -368,9 +443,14 @@ def server_list(text):
 
 
 def whole_numbers(text, what, example):
-    """Comma-separated whole numbers, for an option's type."""
+    """Comma-separated whole numbers, for an option's type; an empty entry
+    is an error."""
+    items = [x.strip() for x in text.split(",")]
+    if "" in items:
+        raise argparse.ArgumentTypeError(f"'{text}': an empty entry; give {what}, "
+                                         f"e.g. {example}")
     try:
-        return [int(x) for x in text.split(",")]
+        return [int(x) for x in items]
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}': give {what}, e.g. {example}")
 
@@ -386,9 +466,9 @@ def counts(text, what, example):
 
 def release_forms(text):
     """--release-forms: continue, stop or both."""
-    forms = [f.strip() for f in text.split(",") if f.strip()]
+    forms = [f.strip() for f in text.split(",")]
     bad = [f for f in forms if f not in snapshot.FORMS]
-    if bad or not forms or len(set(forms)) != len(forms):
+    if bad or len(set(forms)) != len(forms):
         raise argparse.ArgumentTypeError(f"'{text}': give continue, stop or continue,stop")
     return forms
 
@@ -407,7 +487,26 @@ def attach_conn(ap, a):
     to a server the harness starts are refused with it."""
     mine = [o for o, v in (("--port", a.port), ("--user", a.user),
                            ("--password-file", a.password_file), ("--schema", a.schema),
-                           ("--drain-timeout", a.drain_timeout)) if v is not None]
+                           ("--drain-timeout", a.drain_timeout),
+                           ("--defaults-extra-file", a.defaults_extra_file)) if v is not None]
+    mine += ["--allow-switch"] if a.allow_switch else []
+    extra = {}
+    if a.defaults_extra_file is not None:
+        try:
+            extra = optionfile.read(a.defaults_extra_file)
+        except optionfile.OptionFileError as e:
+            ap.error(f"--defaults-extra-file: {e}")
+        if a.host is None and a.socket is None:
+            # the file says where, as it would to the mariadb client
+            if "socket" in extra and extra.get("host", "localhost") == "localhost":
+                a.socket = extra["socket"]
+            elif "host" in extra:
+                a.host = extra["host"]
+        if a.host is not None and a.port is None and "port" in extra:
+            a.port = port_number(extra["port"])
+        for key in ("host", "socket", "user"):
+            if key in extra and not extra[key].strip():
+                ap.error(f"--defaults-extra-file {a.defaults_extra_file}: an empty {key}")
     if a.host is None and a.socket is None:
         if mine:
             ap.error(f"{', '.join(mine)}: only in attach mode, with --host or --socket")
@@ -430,30 +529,200 @@ def attach_conn(ap, a):
     if tcp and a.socket is not None:
         ap.error(f"{', '.join(tcp)}: go-tpc connects over TCP only: give --host (and "
                  "--port) instead of --socket")
-    password = None
+    for opt, value in (("--user", a.user), ("--schema", a.schema)):
+        if value is not None and not value.strip():
+            ap.error(f"{opt} '{value}': empty; give a name or leave {opt} out (default "
+                     f"{'root' if opt == '--user' else 'purgebench'})")
+    password = extra.get("password")
     if a.password_file is not None:
         try:
             with open(os.path.expanduser(a.password_file)) as f:
                 password = f.readline().rstrip("\r\n")
         except OSError as e:
             ap.error(f"--password-file {a.password_file}: {e.strerror}")
+    if password:
+        try:
+            sysbench_quoted(password)
+        except ValueError as e:
+            ap.error(f"the password: {e}; change it, or attach over --socket without one")
     schema = a.schema or "purgebench"
     if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", schema):
         ap.error(f"--schema '{schema}': use 1-64 letters, digits or '_'")
+    check_switch(ap, a)
     a.drain_timeout = a.drain_timeout or 300
     return Conn(socket=os.path.abspath(a.socket) if a.socket else None, host=a.host,
-                port=a.port or 3306 if a.host else None, user=a.user or "root",
+                port=a.port or 3306 if a.host else None,
+                user=a.user or extra.get("user") or "root",
                 password=password or None, db=schema)
 
 
+# what --switch may set on a server of someone else's (attach mode) without
+# --allow-switch: the throttle's own variables
+THROTTLE_VAR_RE = re.compile(r"innodb_purge_\w+|innodb_max_purge_lag\w*", re.I)
+
+
+def check_switch(ap, a):
+    """Attach mode: --switch sets the throttle's own variables, or one that
+    --allow-switch names; --allow-switch names what --switch sets."""
+    var = a.switch[0] if a.switch else None
+    for allowed in a.allow_switch:
+        if allowed != var:
+            ap.error(f"--allow-switch {allowed}: "
+                     + (f"--switch sets {var}" if var else "no --switch sets it"))
+    if var and not THROTTLE_VAR_RE.fullmatch(var) and var not in a.allow_switch:
+        ap.error(f"--switch {var}=...: in attach mode --switch sets only the throttle's own "
+                 f"variables (innodb_purge_*, innodb_max_purge_lag*): every client of the "
+                 f"server would meet {var}'s values; if that is meant, add "
+                 f"--allow-switch {var}")
+
+
+# the my.cnf settings the harness owns for a server it starts (it writes
+# them, or passes them on the server's command line): --option may not set
+# them, and says what to use instead
+OUT = "the harness keeps each server's files under --out DIR"
+ATTACH = "to benchmark a server of yours, attach to it: --host H --port P or --socket S"
+OWNED_CNF = {
+    "datadir": f"{OUT} (DIR/server*/data)",
+    "socket": f"the harness's server listens on DIR/server*/mysqld.sock of --out DIR; {ATTACH}",
+    "port": f"the harness's server listens on a socket (tpcc, ch: a free port on 127.0.0.1); "
+            f"{ATTACH}",
+    "bind_address": f"the harness's server listens on a socket (tpcc, ch: 127.0.0.1 only); "
+                    f"{ATTACH}",
+    "skip_networking": f"the harness's server listens on a socket (tpcc, ch: 127.0.0.1 "
+                       f"only); {ATTACH}",
+    "log_error": f"{OUT} (DIR/server*/error.log, read for the backlog)",
+    "pid_file": OUT,
+    "log_basename": OUT,
+    "user": "the server runs as the harness's user; the user a client connects as is "
+            "attach mode's --user U",
+    "basedir": "use --basedir DIR (--compare-basedir DIR, --server-list LABEL=PATH:BASEDIR)",
+    "lc_messages_dir": "the harness finds the messages from --basedir DIR",
+    "tmpdir": OUT,
+    "innodb_data_home_dir": OUT,
+    "innodb_log_group_home_dir": OUT,
+    "innodb_undo_directory": OUT,
+    "defaults_file": "the harness writes the server's my.cnf itself (a command-line option)",
+    "defaults_extra_file": "the harness writes the server's my.cnf itself (a command-line "
+                           "option); a client's option file: attach mode's "
+                           "--defaults-extra-file F",
+    "defaults_group_suffix": "the harness writes the server's my.cnf itself (a command-line "
+                             "option)",
+    "no_defaults": "the harness writes the server's my.cnf itself (a command-line option)",
+}
+# settings whose values are checked before the build, not at the server's
+# start after it: whole numbers, sizes (a K, M, G or T suffix), switches,
+# choices
+INT_CNF = ("innodb_max_purge_lag", "innodb_max_purge_lag_delay", "innodb_purge_drain_rsegs",
+           "innodb_purge_threads", "innodb_purge_batch_size", "max_connections",
+           "max_prepared_stmt_count", "innodb_flush_log_at_trx_commit")
+SIZE_CNF = ("innodb_buffer_pool_size", "innodb_log_file_size", "innodb_log_buffer_size")
+BOOL_CNF = ("innodb_purge_coupled_throttle", "innodb_undo_log_compact_init",
+            "innodb_purge_throttle_replica")
+CHOICE_CNF = {"innodb_purge_throttle": ("formula", "adaptive")}
+
+
+def owned_cnf(var):
+    """The OWNED_CNF key that a my.cnf key var sets, or None: '-' and '_'
+    alike, a loose-, skip-, disable- or enable- prefix, and a prefix of an
+    owned name (mariadbd takes an unambiguous prefix of an option)."""
+    key = var.strip().lower().replace("-", "_")
+    names = {key, re.sub(r"^loose_", "", key)}
+    names |= {re.sub(r"^(skip|disable|enable)_", "", n) for n in names}
+    for n in names:
+        for own in OWNED_CNF:
+            if n == own or own.startswith(n) or own == "skip_" + n:
+                return own
+    return None
+
+
 def cnf_option(text):
-    """--option VAR=VALUE: a my.cnf setting -> (VAR, VALUE)."""
+    """--option VAR=VALUE: a my.cnf setting -> (VAR, VALUE). Refused: a
+    newline (it would add lines, or a section, to my.cnf), an empty value,
+    a '#' (my.cnf would cut the value there), a setting the harness owns
+    (OWNED_CNF), a value of a known setting that its server would refuse."""
+    if "\n" in text or "\r" in text:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a newline; give one VAR=VALUE per --option")
     var, eq, value = text.partition("=")
-    var = var.strip()
+    var, value = var.strip(), value.strip()
     if not eq or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", var):
         raise argparse.ArgumentTypeError(
             f"'{text}': give VAR=VALUE, e.g. innodb_max_purge_lag=10000 (a switch: VAR=ON)")
-    return var, value.strip()
+    own = owned_cnf(var)
+    if own:
+        raise argparse.ArgumentTypeError(
+            f"'{text}': the harness sets {own.replace('_', '-')} itself; {OWNED_CNF[own]}")
+    if not value:
+        raise argparse.ArgumentTypeError(
+            f"'{text}': an empty value; give VAR=VALUE (a switch: VAR=ON)")
+    if "#" in value:
+        raise argparse.ArgumentTypeError(
+            f"'{text}': a '#' starts a comment in my.cnf; the server would see "
+            f"{value.split('#')[0].strip() or 'nothing'}")
+    key = var.lower().replace("-", "_")
+    if key in INT_CNF and not re.fullmatch(r"\d+", value):
+        raise argparse.ArgumentTypeError(f"'{text}': {var} takes a whole number, e.g. "
+                                         f"{var}=10000")
+    if key in SIZE_CNF and not re.fullmatch(r"\d+[KkMmGgTt]?", value):
+        raise argparse.ArgumentTypeError(f"'{text}': {var} takes a size, e.g. {var}=2G")
+    if key in BOOL_CNF and value.upper() not in ("ON", "OFF", "1", "0", "TRUE", "FALSE"):
+        raise argparse.ArgumentTypeError(f"'{text}': {var} takes ON or OFF")
+    if key in CHOICE_CNF and value not in CHOICE_CNF[key]:
+        raise argparse.ArgumentTypeError(f"'{text}': {var} takes "
+                                         f"{' or '.join(CHOICE_CNF[key])}")
+    return var, value
+
+
+# the upper bounds of the numeric options: beyond them a run is a typo
+MAX = {"--time": 86400, "--hold": 86400, "--check-time": 86400, "--drain-timeout": 86400,
+       "--threads": 65536, "--ac-threads": 1024, "--warehouses": 1000, "--tables": 1024,
+       "--rows": 1000000000, "--repeats": 100}
+MAX_LAG = 4294967295        # innodb_max_purge_lag's own maximum
+MAX_RATE = 10000000
+
+
+def upto(hi):
+    """A type: a whole number from 1 to hi."""
+    def check(text):
+        n = positive(text)
+        if n > hi:
+            raise argparse.ArgumentTypeError(f"'{text}': at most {hi:,}")
+        return n
+    return check
+
+
+# the options that take a string; an empty one (or one with a newline) is
+# refused rather than taken as the default or as localhost
+STRING_OPTIONS = {
+    "--host": "give the server's host name or address (an empty one would be localhost)",
+    "--socket": "give the path of the server's Unix socket",
+    "--user": "give a user name (an empty one would be root)",
+    "--schema": "give a name or leave --schema out (default purgebench)",
+    "--password-file": "give a file, or leave it out for no password",
+    "--defaults-extra-file": "give an option file, or leave it out",
+    "--out": "give a directory, or leave --out out (default results/<time>)",
+    "--server": "give a mariadbd, or leave --server out (default the release build)",
+    "--basedir": "give a directory, or leave --basedir out",
+    "--compare-server": "give a mariadbd",
+    "--compare-basedir": "give a directory, or leave --compare-basedir out",
+    "--workload": "give a workload's name or a Lua file, or leave --workload out",
+    "--label": "give a label, or leave --label out",
+    "--compare-label": "give a label, or leave --compare-label out",
+}
+
+
+def check_strings(ap, a):
+    """Refuse an empty string option, a newline in any, a space in --host."""
+    for opt, hint in STRING_OPTIONS.items():
+        value = getattr(a, opt.lstrip("-").replace("-", "_"), None)
+        if value is None:
+            continue
+        if not value.strip():
+            ap.error(f"{opt} '{value}': empty; {hint}")
+        if "\n" in value or "\r" in value:
+            ap.error(f"{opt} {value!r}: a newline")
+    if a.host is not None and re.search(r"\s", a.host):
+        ap.error(f"--host '{a.host}': a space in a host name")
 
 
 def positive(text):
@@ -487,10 +756,12 @@ def thread_counts(text):
 def switch(text):
     """--switch VAR=V1,V2: (variable, (values)), at least two distinct values."""
     var, eq, vals = text.partition("=")
-    values = tuple(v.strip() for v in vals.split(",") if v.strip())
+    values = tuple(v.strip() for v in vals.split(","))
     if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
         raise argparse.ArgumentTypeError(f"'{text}': give VAR=V1,V2, e.g. "
                                          "innodb_undo_log_compact_init=ON,OFF")
+    if "" in values:
+        raise argparse.ArgumentTypeError(f"'{text}': an empty value; give VAR=V1,V2")
     if len(values) < 2 or len(set(values)) != len(values):
         raise argparse.ArgumentTypeError(f"'{text}': give two or more distinct values")
     bad = [v for v in values if not re.fullmatch(r"[A-Za-z0-9_.+-]+", v)]
@@ -505,6 +776,13 @@ def lags(text):
     values = whole_numbers(text, "history lengths", "10000,100000")
     if any(v <= 0 for v in values):
         raise argparse.ArgumentTypeError(f"'{text}': give positive history lengths")
+    if any(v > MAX_LAG for v in values):
+        raise argparse.ArgumentTypeError(f"'{text}': innodb_max_purge_lag is at most "
+                                         f"{MAX_LAG:,}")
+    twice = [v for v in values if values.count(v) > 1]
+    if twice:
+        raise argparse.ArgumentTypeError(f"'{text}': the lag {twice[0]} is given twice "
+                                         "(more runs: --repeats N)")
     return values
 
 
@@ -513,6 +791,8 @@ def rates(text):
     values = whole_numbers(text, "transactions per second", "2000,4000,6000")
     if any(v <= 0 for v in values) or values != sorted(set(values)):
         raise argparse.ArgumentTypeError(f"'{text}': give positive rates in increasing order")
+    if values[-1] > MAX_RATE:
+        raise argparse.ArgumentTypeError(f"'{text}': a rate is at most {MAX_RATE:,} per second")
     return values
 
 
@@ -533,7 +813,7 @@ def drain_widths(text):
 
 def report_parser():
     ap = argparse.ArgumentParser(
-        prog="purgebench report",
+        prog="purgebench report", allow_abbrev=False,
         description="Write report.html beside summary.md in each results directory: one "
                     "page (tables with the Insert Benchmark colours, the plots beside it "
                     "linked), from its report.json (a directory saved before that: its "
@@ -553,10 +833,17 @@ def check_args(argv):
     the build, so that a wrong option fails in seconds."""
     if argv and argv[0] == "report":
         report_parser().parse_args(argv[1:])
+        mode = "report"
     elif argv and argv[0] == "compare":
         from . import compare
         compare.parse_args(argv[1:])
+        mode = "compare"
     else:
-        for note in parse_args(argv, check_only=True).notes:
+        a = parse_args(argv, check_only=True)
+        for note in a.notes:
             print(f"purgebench: {note}", file=sys.stderr)
+        mode = "dry-run" if a.dry_run else "attach" if a.attach else "start"
+    # what BUILD/run reads: whether to set up and build (attach mode and a
+    # dry run build nothing; a dry run sets nothing up either)
+    print(mode)
     return 0

@@ -261,14 +261,15 @@ class Queries:
                 setattr(self, name, None)
             close(db)
 
-    def query(self, sql, timeout=None):
+    def query(self, sql, timeout=None, split=True, raw=False):
         """Run SQL (statements split at ';', which the harness's own never
-        hold elsewhere); rows of the last as lists of strings, NULL as
-        'NULL' (as the mariadb client's batch output). timeout: seconds to
+        hold elsewhere; split=False: one statement, whose values may hold
+        one); rows of the last as lists of strings, NULL as 'NULL' (as the
+        mariadb client's batch output; raw: as None). timeout: seconds to
         wait for an answer (default self.timeout)."""
         with self.lock:
             self.db = self._live(self.db)
-            return run_sql(self.db, sql, timeout or self.timeout)
+            return run_sql(self.db, sql, timeout or self.timeout, split=split, raw=raw)
 
     def value(self, sql):
         rows = self.query(sql)
@@ -293,14 +294,14 @@ def close(db):
             pass
 
 
-def run_sql(db, sql, timeout=None):
+def run_sql(db, sql, timeout=None, split=True, raw=False):
     """Queries.query() on connection db."""
     import pymysql
     rows = []
     db._read_timeout = timeout or 3600      # PyMySQL reads it at each read
     try:
         with db.cursor() as cur:
-            for stmt in (s.strip() for s in sql.split(";")):
+            for stmt in (s.strip() for s in (sql.split(";") if split else [sql])):
                 if stmt:
                     cur.execute(stmt)
                     rows = cur.fetchall() or []
@@ -310,7 +311,7 @@ def run_sql(db, sql, timeout=None):
         err = ServerError(f"query failed: {sql}: ERROR {code}: {msg}")
         err.code = code         # Bench.has_var() reads it
         raise err
-    return [["NULL" if v is None else str(v) for v in row] for row in rows]
+    return [[(None if raw else "NULL") if v is None else str(v) for v in row] for row in rows]
 
 
 class Server(Queries):
@@ -459,6 +460,21 @@ class Server(Queries):
             return parse_shutdown(f.read())
 
 
+def sysbench_quoted(value):
+    """value as a line of sysbench's --config-file gives it back: that file
+    splits an unquoted value at white space, groups a value that begins
+    with a double or single quote up to the next one, and knows no escapes.
+    ValueError for a value it cannot hold (white space and both quotes)."""
+    if value and not re.search(r"\s", value) and value[0] not in "'\"":
+        return value
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    raise ValueError("sysbench's --config-file cannot hold a password with white space "
+                     "and both quote characters")
+
+
 class Conn:
     """How the clients reach a server: its socket, or host and port; the
     user and password; the schema the harness works in (created and
@@ -468,6 +484,33 @@ class Conn:
                  db="sbtest"):
         self.socket, self.host, self.port = socket, host, port
         self.user, self.password, self.db = user, password, db
+        self.secret_file = None     # sysbench's --config-file with the password
+
+    def sysbench_secret(self):
+        """A file of mode 0600 (in a directory of mode 0700) that holds the
+        password as sysbench's --config-file reads it, made once, removed
+        by forget_secret(): the password never goes on a command line."""
+        if self.secret_file is None or not os.path.exists(self.secret_file):
+            import atexit
+            import tempfile
+            d = tempfile.mkdtemp(prefix="purgebench-")
+            path = os.path.join(d, "sysbench.cnf")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(f"mysql-password={sysbench_quoted(self.password)}\n")
+            self.secret_file = path
+            atexit.register(self.forget_secret)
+        return self.secret_file
+
+    def forget_secret(self):
+        """Remove sysbench's password file (and its directory)."""
+        path, self.secret_file = self.secret_file, None
+        if path:
+            for remove, p in ((os.remove, path), (os.rmdir, os.path.dirname(path))):
+                try:
+                    remove(p)
+                except OSError:
+                    pass
 
     def where(self):
         where = f"{self.host}:{self.port}" if self.host else self.socket
@@ -477,7 +520,7 @@ class Conn:
         where = ([f"--mysql-host={self.host}", f"--mysql-port={self.port}"] if self.host
                  else [f"--mysql-socket={self.socket}"])
         return where + [f"--mysql-user={self.user}"] + (
-            [f"--mysql-password={self.password}"] if self.password else []) + [
+            [f"--config-file={self.sysbench_secret()}"] if self.password else []) + [
             f"--mysql-db={self.db}"]
 
     def pymysql_kwargs(self):
@@ -495,16 +538,31 @@ class Conn:
 PASSWORD_RE = re.compile(r"(--mysql-password=|(?<=\s)-p\s+)\S+")
 
 
-def redact(text):
-    """A command line as recorded (commands.txt, the log): passwords out."""
-    return PASSWORD_RE.sub(lambda m: m.group(1) + "***", text)
+def redact(text, secrets=(), command=True):
+    """A command line or a line of a log as recorded (commands.txt,
+    progress.log, the client's output): each of secrets (the password
+    itself, spaces and all) out, and in a command line (command) what
+    follows a password option."""
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return PASSWORD_RE.sub(lambda m: m.group(1) + "***", text) if command else text
 
 
-def sql_literal(value):
-    """A global variable's value as SET GLOBAL takes it back."""
+# the types of information_schema.SYSTEM_VARIABLES whose values are
+# strings: SET GLOBAL takes their values quoted, even one that looks like a
+# number (a number, an ON, an enum's name, the others take as they are)
+STRING_TYPES = re.compile(r"(VAR)?CHAR.*|.*TEXT|.*BLOB", re.I)
+
+
+def sql_literal(value, kind=None):
+    """A global variable's value as SET GLOBAL takes it back, exactly: NULL
+    (None) as NULL, a number unquoted unless the variable's type (kind: its
+    VARIABLE_TYPE; None: unknown) is a string's, anything else quoted (a
+    ';' and quotes in it kept)."""
     if value is None:
-        return "DEFAULT"
-    if re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return "NULL"
+    if (re.fullmatch(r"-?\d+(\.\d+)?", value)
+            and not (kind and STRING_TYPES.fullmatch(kind))):
         return value
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 

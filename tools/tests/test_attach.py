@@ -55,12 +55,13 @@ class FakeAttached(server.AttachedServer):
     def status(self, names):
         return {}
 
-    def query(self, sql, timeout=None):
+    def query(self, sql, timeout=None, split=True, raw=False):
         rows = []
-        for stmt in (x.strip() for x in sql.split(";") if x.strip()):
+        for stmt in (x.strip() for x in (sql.split(";") if split else [sql]) if x.strip()):
             FakeAttached.sent.append(stmt)
             rows = self.one(stmt)
-        return rows
+        # NULL as the server's client gives it: None raw, else 'NULL'
+        return [[v if raw or v is not None else "NULL" for v in row] for row in rows]
 
     def one(self, stmt):
         g = FakeAttached.globals
@@ -80,7 +81,10 @@ class FakeAttached(server.AttachedServer):
                 if os.path.exists(path):
                     with open(path) as f:
                         FakeAttached.restore_at_first_set = f.read()
-            g[m.group(1)] = m.group(2).strip("'")
+            value = m.group(2)
+            g[m.group(1)] = (None if value == "NULL" else
+                             value[1:-1].replace("\\'", "'") if value.startswith("'")
+                             else value)
             return []
         m = re.search(r"WHERE SCHEMA_NAME='(\w+)'", stmt)
         if m:
@@ -144,9 +148,17 @@ class AttachTest(unittest.TestCase):
         c = a.attach
         self.assertEqual(("127.0.0.1", 3307, "bench", "s3cret", "purgebench", None),
                          (c.host, c.port, c.user, c.password, c.db, c.socket))
+        # the password reaches sysbench in a file of mode 0600, not on its
+        # command line
+        self.addCleanup(c.forget_secret)
+        secret = c.sysbench_secret()
         self.assertEqual(["--mysql-host=127.0.0.1", "--mysql-port=3307", "--mysql-user=bench",
-                          "--mysql-password=s3cret", "--mysql-db=purgebench"],
+                          f"--config-file={secret}", "--mysql-db=purgebench"],
                          c.sysbench_args())
+        self.assertNotIn("s3cret", " ".join(c.sysbench_args()))
+        self.assertEqual(0o600, os.stat(secret).st_mode & 0o777)
+        with open(secret) as f:
+            self.assertEqual("mysql-password=s3cret\n", f.read())
         self.assertEqual(300, a.drain_timeout)
         a = bench.parse_args(["--socket", "/run/mysqld/mysqld.sock", "--schema", "pb2"])
         self.assertEqual(("/run/mysqld/mysqld.sock", None, "root", None, "pb2"),
