@@ -8,21 +8,26 @@
 #  package.*    the binary tarball (stripped, runs), its debuginfo tarball
 #               (gdb), and the series on top of Debian's patches
 
-# Upstream mtr tests about purge, undo and redo that the patches touch.
-set(PURGELAB_UPSTREAM_MTR_release
-  innodb.purge innodb.purge_secondary innodb.undo_log innodb.undo_truncate
-  innodb.undo_upgrade innodb.innochecksum_undo_page innodb.log_file
-  innodb.log_file_size_online innodb.log_corruption innodb.recovery_shutdown
-  innodb.trx_id_future innodb.xa_recovery innodb.index_vcol_purge_startup
-  innodb.monitor sys_vars.sysvars_innodb
-  sys_vars.innodb_max_purge_lag_delay_basic sys_vars.innodb_max_purge_lag_basic
-  main.mysqld--help)
-# ...and those that need a debug build (have_debug.inc)
-set(PURGELAB_UPSTREAM_MTR_debug
-  innodb.undo_truncate_recover innodb.purge_pessimistic innodb.ddl_purge
-  innodb.instant_alter_purge innodb.undo_space_dblwr innodb.max_trx_no_recovery
-  innodb.log_file_size innodb.innodb-index-online-purge
-  innodb.undo_upgrade_debug sys_vars.sysvars_innodb)
+# The mtr tests that CI runs per flavour are listed in cmake/mtr-tests.txt
+# (BUILD/test checks that none of them was skipped): mtr.upstream.<flavour>
+# runs those of other suites than purgelab listed for <flavour>.
+set(PURGELAB_MTR_TESTS_FILE ${CMAKE_SOURCE_DIR}/cmake/mtr-tests.txt)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${PURGELAB_MTR_TESTS_FILE})
+file(STRINGS ${PURGELAB_MTR_TESTS_FILE} _mtr_lines REGEX "^[^# \t]")
+foreach(flavour IN ITEMS release debug)
+  set(PURGELAB_UPSTREAM_MTR_${flavour})
+endforeach()
+foreach(_line IN LISTS _mtr_lines)
+  string(REGEX REPLACE "[ \t]+" ";" _fields "${_line}")
+  list(POP_FRONT _fields _test)
+  if(_test MATCHES "^purgelab\\.")
+    continue()
+  endif()
+  foreach(flavour IN LISTS _fields)
+    list(APPEND PURGELAB_UPSTREAM_MTR_${flavour} ${_test})
+  endforeach()
+endforeach()
 
 set(mtr_common --force --max-test-fail=0 --retry=0 --parallel=${PURGELAB_JOBS}
   --mysqld=--loose-innodb-buffer-pool-size=64M)
@@ -33,10 +38,12 @@ foreach(flavour IN LISTS PURGELAB_FLAVOURS)
   add_test(NAME mtr.purgelab.${flavour}
     COMMAND perl mysql-test-run.pl ${mtr_common} --suite=purgelab
             --vardir=${CMAKE_BINARY_DIR}/mtr-var/purgelab-${flavour}
+            --xml-report=${CMAKE_BINARY_DIR}/mtr-var/purgelab-${flavour}.xml
     WORKING_DIRECTORY ${mtr_dir})
   add_test(NAME mtr.upstream.${flavour}
     COMMAND perl mysql-test-run.pl ${mtr_common}
             --vardir=${CMAKE_BINARY_DIR}/mtr-var/upstream-${flavour}
+            --xml-report=${CMAKE_BINARY_DIR}/mtr-var/upstream-${flavour}.xml
             ${PURGELAB_UPSTREAM_MTR_${flavour}}
     WORKING_DIRECTORY ${mtr_dir})
   set_tests_properties(mtr.purgelab.${flavour} mtr.upstream.${flavour}
