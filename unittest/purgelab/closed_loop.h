@@ -298,8 +298,11 @@ inline run_result run(const plant_params &p, bool throttled= true)
   /* a target that the load takes over a minute to reach starts from a
   backlog of twice the target, as after a read view was released */
   const bool backlog= fill > 60 && !p.start_empty;
+  /* (from an empty history, a load that takes over a minute to fill the
+  target is judged after a minute: its steady state is under it) */
   const double recover= backlog
-    ? p.target / ((1 - plant_params::MIN_RATE_SHARE) * p.purge) : fill;
+    ? p.target / ((1 - plant_params::MIN_RATE_SHARE) * p.purge)
+    : std::min(fill, 60.0);
   const double seconds= p.seconds > 0 ? p.seconds : recover + 120;
   const double dt= std::max(1e-4, std::min(1e-2, 20 / p.unthrottled(0)));
   const double u_int= p.update_interval();
