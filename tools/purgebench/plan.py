@@ -20,7 +20,13 @@ import dataclasses
 import re
 from typing import Optional
 
-from .scenarios import DEFAULT_SWITCH, LABEL_RE, STEP_SCENARIOS
+# the scenarios whose arms run at several steps, each a run named ARM@STEP
+# (Arm): a thread count, a rate, an Insert Benchmark step
+STEP_SCENARIOS = ("redo-per-trx", "thread-sweep", "purge-capacity", "insert-benchmark")
+# thread-sweep's arms when neither --switch nor --compare-server is given
+DEFAULT_SWITCH = ("innodb_undo_log_compact_init", ("ON", "OFF"))
+# a server's or run's label
+LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,31}")
 
 
 @dataclasses.dataclass(frozen=True)

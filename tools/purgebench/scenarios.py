@@ -16,9 +16,11 @@
 and --full), the settings of the servers it starts and the variables it
 records or sets."""
 
-import re
 
 from . import insertbench, snapshot
+# names that plan.py owns (it sits under snapshot and report, which this
+# module imports), kept importable from here
+from .plan import DEFAULT_SWITCH, LABEL_RE, STEP_SCENARIOS  # noqa: F401
 
 
 SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
@@ -26,9 +28,6 @@ SCENARIOS = ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity
 # scenarios whose client (go-tpc) connects over TCP: the server then listens
 # on 127.0.0.1 only, on a free port
 TCP_SCENARIOS = ("tpcc", "ch")
-# the scenarios whose arms run at several steps, each a run named ARM@STEP
-# (plan.Arm): a thread count, a rate, an Insert Benchmark step
-STEP_SCENARIOS = ("redo-per-trx", "thread-sweep", "purge-capacity", "insert-benchmark")
 DEFAULT_SCENARIOS = ("history-growth", "backlog-vs-lag")
 
 # Scale: (small default, --full = seed scale)
@@ -77,8 +76,6 @@ SCALE.update({
     "ch": dict(test="go-tpc ch", warehouses=(2, 10), threads=(32, 64), time=(90, 1800),
                ac_threads=(1, 2), lags=((10000,), (500000,))),
 })
-# thread-sweep's arms when neither --switch nor --compare-server is given
-DEFAULT_SWITCH = ("innodb_undo_log_compact_init", ("ON", "OFF"))
 
 # the fork's count of committed transactions that purge has not parsed yet
 UNPARSED = "innodb_purge_unparsed_trx"
@@ -103,7 +100,6 @@ ARM_VARS = ("innodb_max_purge_lag", "innodb_max_purge_lag_delay", "innodb_purge_
             "innodb_purge_drain_rsegs")
 # what tools/install-stock-server leaves next to the usr/ it unpacked
 STOCK_MARKER = "purgelab-stock.txt"
-LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,31}")
 
 
 def ib_plan(args):
