@@ -478,10 +478,6 @@ public:
     return t > now + slack ? t - now - slack : 0;
   }
 
-  /** @return whether a rate is set */
-  bool limited() const noexcept
-  { return m_interval.load(std::memory_order_relaxed) != 0; }
-
 private:
   /** @return how far tat may run ahead of the clock: TOLERANCE less one
   interval, so that a burst is TOLERANCE of the rate, at least one */
