@@ -1232,6 +1232,55 @@ TEST(OpenBound, TheControllerShrinksAndRestoresWInRealTime)
   EXPECT_NE(0u, d.c.limit()) << "while the rate limit stays in force";
 }
 
+/* Hot rows: transactions let in before the rate fell commit on while
+purge, slowed by them, parses little; x stays over T with C at its floor.
+W takes over what C cannot do: it shrinks while x stays over T, and not
+while a backlog drains at the floor (x falls); once x is under T it grows
+back no faster than x leaves room, and holds where x sits at T. */
+TEST(OpenBound, AnswersToTheHistoryOnceTheRateCanDoNoMore)
+{
+  const uint64_t T= 10000;
+  /* purge parses 1,000/s.  A backlog of 3 T draining at the floor: x
+  falls, W stays out */
+  {
+    driver d;
+    uint64_t x= 3 * T;
+    for (int i= 0; i < 300; i++, x-= 9)
+      d.step(x, T, true, true, 10, 10000, 0, 1000);
+    EXPECT_EQ(d.c.limit(), uint64_t(adaptive_controller::MIN_SHARE *
+                                    d.c.purge_rate()))
+      << "at the floor";
+    EXPECT_EQ(0u, d.c.concurrency()) << "a falling backlog is C's to drain";
+  }
+  driver d;
+  /* x stands at 1.5 T with C at its floor: W comes in at want and shrinks
+  by e per TAU at most (g = -0.5) */
+  for (int i= 0; i < 100; i++)
+    d.step(3 * T / 2, T, true, true, 10, 10000, 0, 1000);
+  ASSERT_GT(d.c.concurrency(), 0u);
+  for (int i= 0; i < 400; i++)
+    d.step(3 * T / 2, T, true, true, 10, 10000, 0, 1000);
+  const unsigned shrunk= d.c.concurrency();
+  EXPECT_LT(shrunk, 500u) << "after 4 s at g = -0.5: about want e^-1";
+  EXPECT_GT(shrunk, 200u);
+  EXPECT_NE(0u, d.c.drain_width()) << "the drain is in force with W";
+  /* x at T exactly: W holds */
+  for (int i= 0; i < 200; i++)
+    d.step(T, T, true, true, 10, 10000, 0, 1000);
+  EXPECT_EQ(shrunk, d.c.concurrency()) << "held where C holds x at T";
+  /* x at 0.9 T: room 0.1, W grows by at most e^(0.1 t / TAU) */
+  for (int i= 0; i < 200; i++)
+    d.step(9 * T / 10, T, true, true, 10, 10000, 0, 1000);
+  EXPECT_GT(d.c.concurrency(), shrunk);
+  EXPECT_LE(double(d.c.concurrency()),
+            std::ceil(shrunk * std::exp(0.1 * 2.0 / TAU_S)) + 1);
+  /* an empty history: back to want at most e per TAU, then it lapses */
+  for (int i= 0; i < 2000 && d.c.concurrency(); i++)
+    d.step(0, T, true, true, 10, 10000, 0, 1000);
+  EXPECT_EQ(0u, d.c.concurrency()) << "lapsed";
+  EXPECT_EQ(0u, d.c.drain_width());
+}
+
 /* The rate is in force exactly while x > ENGAGE T and purge progresses:
 connections that wait keep it on no longer.  The bound outlives it: under
 ENGAGE T it grows back by at most e per TAU and lapses at want, rather

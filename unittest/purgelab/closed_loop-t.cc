@@ -126,6 +126,7 @@ plant_params sweep_plant(plant_kind k, double connections, double purge,
     p.rise= 0.25;
     p.contention= 1;
     p.peak= purge;
+    p.purge_contention= 1;
     p.truncation_pass= 0.02;
     p.noise= 0.2;
     break;

@@ -84,6 +84,10 @@ struct plant_params
                                throughput still rises */
   double purge= 20000;      /* transactions parsed per second */
   double cpu_share= 0;      /* of purge's capacity taken by all connections */
+  /** past the knee purge's capacity falls as throughput does with this
+  contention: on hot rows purge parses the undo of the rows on which the
+  open transactions queue (0: it does not) */
+  double purge_contention= 0;
   double truncation_pass= 0;/* seconds per truncation pass; 0: at once */
   double target= 10000;
   double seconds= 0;        /* 0: long enough to settle */
@@ -127,9 +131,13 @@ struct plant_params
     return offered > 0 ? std::min(x, offered) : x;
   }
   /** purge's capacity while n connections run transactions: they take
-  the CPUs from purge in proportion to their number */
+  the CPUs from purge in proportion to their number, and past the knee
+  they contend with it (purge_contention) */
   double purge_capacity(double n) const
-  { return purge * (1 - cpu_share * std::min(1.0, n / connections)); }
+  {
+    return purge * (1 - cpu_share * std::min(1.0, n / connections)) /
+      (n <= knee ? 1 : 1 + purge_contention * (n / knee - 1));
+  }
   /** seconds between evaluations of the law */
   double update_interval() const
   {

@@ -112,45 +112,48 @@ constexpr uint64_t poll_interval(unsigned empty_batches) noexcept
 }
 
 /** The bound on the read-write transactions that run at once while the
-adaptive throttle is in force.  Undo log truncation frees a rollback
-segment's history only when no open transaction references the segment,
-so the truncation-pending history p drains faster when fewer run.  W
-integrates the error of p against its share S of the target in the log
+adaptive throttle is in force.  Open transactions keep undo log truncation
+from freeing the rollback segments they reference, and on hot rows they
+slow purge's parse as well: W drains the history that the commit rate
+cannot.  It integrates a relative error g of that history in the log
 domain:
 
-  d ln W / dt = clamp((S - p) / S, -1, 1) / TAU,   1 <= W <= want
+  d ln W / dt = clamp(g, -1, 1) / TAU,   1 <= W <= want
 
-It comes into force at W = want (no step) once p exceeds S, and lapses
-once W is back at want with p under S: it binds only while truncation,
-not purge, holds the history over its share.  The drain of rollback
-segments (rseg_drain) is in force with it.  No latch: the purge
-coordinator alone calls it. */
+It comes into force at W = want (no step) once g < 0, and lapses once W
+is back at want with g >= 0: it binds only while the error lasts.  The
+drain of rollback segments (rseg_drain) is in force with it.  No latch:
+the purge coordinator alone calls it. */
 class open_bound
 {
 public:
   /** Integrate one interval.
-  @param dt       seconds since the last update
-  @param tau      TAU, seconds
-  @param pending  history that purge parsed and truncation did not free
-  @param share    its share S of the target (> 0)
-  @param want     connections that want to run read-write transactions:
-                  those running one, and those waiting at the gate */
-  void update(double dt, double tau, double pending, double share,
-              double want) noexcept
+  @param dt    seconds since the last update
+  @param tau   TAU, seconds
+  @param g     the relative error: > 0 room, < 0 over
+  @param want  connections that want to run read-write transactions:
+               those running one, and those waiting at the gate */
+  void update(double dt, double tau, double g, double want) noexcept
   {
     const double most= std::max(1.0, want);
     if (m_w <= 0)
     {
-      if (pending <= share)
+      if (!(g < 0))
         return;
       m_w= most;
     }
-    const double g= std::max(-1.0, std::min(1.0, (share - pending) /
-                                             share));
+    g= std::max(-1.0, std::min(1.0, g));
     m_w= std::max(1.0, std::min(most, m_w * std::exp(g * dt / tau)));
-    if (m_w >= most && pending <= share)
+    if (m_w >= most && g >= 0)
       m_w= 0;
   }
+
+  /** Integrate one interval against the truncation-pending history alone:
+  g = (share - pending) / share.
+  @param share  its share S of the target (> 0) */
+  void update(double dt, double tau, double pending, double share,
+              double want) noexcept
+  { update(dt, tau, (share - pending) / share, want); }
 
   /** The law went out of force. */
   void reset() noexcept { m_w= 0; }
@@ -179,15 +182,21 @@ admission_gate enforces its output.
   x = u + p, e = T - x,  r = purge's parse rate over TAU_RATE
   C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
-  d ln W / dt = clamp((S - p) / S, -1, 1) / TAU, 1 <= W <= want (open_bound)
+  g = (S - p) / S, or min(that, (T - x) / T) from when x exceeded T and
+      did not fall over TAU_RATE with C at its floor, until W lapses
+  d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
-  W from p > S until it is back at want, while purge progresses
+  W from g < 0 until it is back at want, while purge progresses
 
 C, admissions a second, drains what purge parses: at the target it
 admits what purge parses, and the integral removes what r misses.  W, the
-transactions let in at once, drains what waits for truncation, which
-frees only rollback segments that no open transaction references; it is
-slack unless p exceeds what the unparsed part leaves of T.  What the
+transactions let in at once, drains what C cannot: what waits for
+truncation, which frees only rollback segments that no open transaction
+references, and, once C is at its floor over the target, what a crowd of
+open transactions keeps purge from parsing (hot rows).  It is slack
+unless p exceeds what the unparsed part leaves of T, or C has done all it
+can and x still does not fall; then it grows back no faster than x leaves
+room under T, and holds where C holds x at T.  What the
 oldest read view keeps purge from parsing is in neither part: no throttle
 removes it (MDEV-29401).  Rationale and measurements:
 docs/adaptive-throttle.md. */
@@ -294,17 +303,28 @@ public:
       /* nothing is held while purge cannot progress (MDEV-29401) */
       m_bound.reset();
       m_bound_at= 0;
+      m_over= false;
     }
     else
     {
-      /* W answers to p whether or not the rate does: it comes into force
-      once p exceeds S (so x > ENGAGE T) and lapses only once it is back
-      at want, so that it does not let everyone in when x falls */
+      /* W comes into force once p exceeds S, or x exceeds T and does not
+      fall with C at its floor (C has lost control: transactions let in
+      before commit at a rate that purge does not drain), whether or not
+      C is in force, and lapses
+      only once it is back at want: it does not let everyone in when x
+      falls, and grows no faster than x leaves room under T */
       const uint64_t p= std::min(pending, x);
+      const double share= pending_share(target, x - p),
+        room= (double(target) - double(x)) / double(target);
+      if (room < 0 && m_floor && m_trend >= 0 && m_trend_since &&
+          now - m_trend_since >= TAU_RATE)
+        m_over= true;
+      const double g= std::min((share - double(p)) / share,
+                               m_over ? room : 1.0);
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
-                     double(TAU) * 1e-6, double(p),
-                     pending_share(target, x - p), double(want));
+                     double(TAU) * 1e-6, g, double(want));
+      m_over= m_over && m_bound.in_force();
       m_bound_at= now;
     }
     if (!progress || !target)
@@ -321,14 +341,22 @@ public:
                                     : 0) / dt;
         const double a= dt / (dt + double(TAU_RATE) * 1e-6);
         m_rate= m_rate > 0 ? m_rate + a * (sample - m_rate) : sample;
+        m_trend+= a * ((double(x) - double(m_x_window)) / dt - m_trend);
         if (m_engaged)
           m_dt= dt;
       }
+      else
+      {
+        m_trend= 0;
+        m_trend_since= now;
+      }
       m_now= now;
       m_purged= purged;
+      m_x_window= x;
     }
     else if (m_engaged && m_limit)
-      return m_limit;   /* within a window */
+      return m_limit;   /* within a window; m_floor stands */
+    m_floor= false;
     if (!m_engaged)
     {
       /* no wind-up across episodes */
@@ -352,13 +380,14 @@ public:
       m_integral= std::max(-m_rate, std::min(m_rate, m_integral +
                                              e * dt / (tau * tau_i)));
     const double c= std::max(floor, m_rate + e / tau + m_integral);
+    m_floor= c <= floor;
     return m_limit= c >= 1.8e19 ? ~uint64_t{0} >> 1
       : std::max(uint64_t{1}, uint64_t(c));
   }
 
   /** How many rollback segments undo log truncation may withhold at once
   (rseg_drain): like the bound, it drains the truncation-pending history,
-  and is in force with it, from when that part exceeded its share.
+  and is in force with it.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
@@ -412,6 +441,17 @@ private:
   /** seconds since the last integration (0: none) */
   double m_dt= 0;
   bool m_engaged= false;
+  /** C was at its floor at the last evaluation of the rate */
+  bool m_floor= false;
+  /** W answers to x as well as to p: x exceeded T and did not fall with C
+  at its floor, and W has not lapsed since */
+  bool m_over= false;
+  /** x at the start of the current rate window */
+  uint64_t m_x_window= 0;
+  /** dx/dt, averaged over TAU_RATE like m_rate, per second */
+  double m_trend= 0;
+  /** when the measurement of m_trend began */
+  uint64_t m_trend_since= 0;
   /** W, and the clock at its last update (0: none) */
   open_bound m_bound;
   uint64_t m_bound_at= 0;
