@@ -272,50 +272,10 @@ def check_verdict(text, rc, timed_out, limit_s):
 
 
 class Runs:
-    """The runs of tpcc and ch: a part of bench.Bench (its plan(),
-    run_arm(), use(), step(), log(), ...)."""
-
-    def gotpc_scenario(self, name, seconds, repeats):
-        """tpcc / ch: load the data once per server, then every arm from a
-        copy of it; after each run, go-tpc's consistency check (bounded by
-        --check-time)."""
-        from .plan import rotate
-        from .report import fmt
-        binary = require()
-        self.meta["go-tpc"] = binary
-        warehouses = self.args.warehouses or self.pick(name, "warehouses")
-        threads = self.args.threads or self.pick(name, "threads")
-        ac = (self.args.ac_threads or self.pick(name, "ac_threads")) if name == "ch" else None
-        lags = self.args.lags or self.pick(name, "lags")
-        self.log(f"   {warehouses} warehouse(s), {threads} threads"
-                 + (f", {ac} analytical" if ac else "") + f", check bounded by "
-                 f"{self.args.check_time}s")
-        for t in self.targets:
-            self.gotpc_snapshot(t, binary, name, warehouses)
-        for r in range(1, repeats + 1):
-            runs = [(t, arm, st, None) for t, arm, st in
-                    self.plan(name, fixed=self.unthrottled)]
-            for lag in lags:
-                runs += [(t, arm, st, {"lag": lag})
-                         for t, arm, st in self.plan("backlog-vs-lag", lag)]
-            for t, arm, st, extra in rotate(runs, r):
-                self.restore_snapshot(t)
-
-                def go_tpc(srv, t=t):
-                    cmd = command(binary, t.tcp_port, name, "run", warehouses, threads,
-                                        seconds, ac, interval=1, conn=self.attach)
-                    return cmd, (lambda **kw: Run(cmd, **kw))
-                res = self.run_arm(t, name, arm, st, name, warehouses, 0, threads, seconds, r,
-                                   extra=dict(extra or {}, warehouses=warehouses,
-                                              ac_threads=ac), client=go_tpc)
-                if res is None:
-                    continue
-                res.update(self.gotpc_check(t, binary, warehouses))
-                if res["check"].startswith("FAILED"):
-                    self.failures.append(dict(scenario=name, arm=res["arm"], repeat=r,
-                                              error=f"go-tpc tpcc check: {res['check']}"))
-                self.log(f"    check: {res['check']}; tpmC {fmt(res.get('tpmc'))}, "
-                         f"{res.get('errors')} _ERR, {res.get('error_lines')} error line(s)")
+    """What the scenarios tpcc and ch (scenarios/tpcc.py) ask of the
+    harness's core: go-tpc's data loaded once per server and restored for
+    every run, and go-tpc's check; a part of bench.Bench (its use(),
+    step(), log(), ...)."""
 
     def gotpc_user(self, srv):
         if self.attach:

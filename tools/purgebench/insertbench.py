@@ -5,8 +5,8 @@ lua/insert_benchmark.lua: the step plan, the command lines, the parser of
 the script's counter lines, the check of the writers' rate, the server's
 CPU time and database size, the tables, and the runs (Runs).
 
-Run as the scenario insert-benchmark by Runs (insert_benchmark(),
-ib_step()), a part of bench.Bench (docs/benchmarks.md); tests/fixtures/insertbench-counters.txt is the client
+Run as the scenario insert-benchmark by scenarios/insert_benchmark.py and
+Runs.ib_step(), a part of bench.Bench (docs/benchmarks.md); tests/fixtures/insertbench-counters.txt is the client
 output of a query step against the release build of 10.11.18.
 
 The steps (plan_steps()), in order, on one table that they share:
@@ -31,8 +31,8 @@ How bench.py runs it
 Plan: ib_plan() = plan_steps(--full, writers=--threads or 2, table_rows=
 --rows, query_seconds=--time), checked in parse_args() before any server
 starts. Arms: unthrottled and each throttle at each --lags target, as in
-backlog-vs-lag (arms_for(); a stock server runs formula only), rotated
-per repeat as whole arms; an arm runs every step in plan order on a table
+backlog-vs-lag (scenarios.base.throttle_arms(); a stock server runs
+formula only), rotated per repeat as whole arms (Scenario.lag_runs()); an arm runs every step in plan order on a table
 of its own (t.prepared = None before its l.i0: ensure_tables() drops
 sbtest and runs the script's prepare; the later steps keep its key).
 Each step is one run_arm() named ARM@STEP (plan.Arm.at()), given
@@ -668,44 +668,9 @@ def relative_table(results_by_arm, base_arm=None, pairs=()):
 
 
 class Runs:
-    """insert-benchmark's runs: a part of bench.Bench (its plan(),
-    run_arm(), step(), log(), ...)."""
-
-    def insert_benchmark(self):
-        """The Insert Benchmark (insertbench): each arm in turn (rotated per
-        repeat) runs every step on a table of its own, prepared afresh; the
-        steps of an arm share the table. Arms: unthrottled and each throttle
-        at each target, as backlog-vs-lag (a stock server: formula only)."""
-        from .plan import rotate
-        from .scenarios import ib_plan
-        name = SCENARIO
-        steps = ib_plan(self.args)
-        lags = self.args.lags or self.pick(name, "lags")
-        self.start_all()
-        first = steps[0]
-        self.log(f"== {name}: 1 table of {first['table_rows']:,} rows, {first['writers']} "
-                 f"writer(s), {steps[-1]['readers']} reader(s) in the query steps, "
-                 f"{' '.join(s['name'] for s in steps)}, query steps {steps[-1]['seconds']}s"
-                 + (f", {' '.join(self.sb_for(LUA))}"
-                    if self.sb_for(LUA) else "")
-                 + f", {self.args.repeats} repeat(s); about "
-                 f"{estimated_seconds(steps) / 60:.0f} min per arm (estimate)")
-        for r in range(1, self.args.repeats + 1):
-            arms = [(t, arm, st, None) for t, arm, st in
-                    self.plan(name, fixed=self.unthrottled)]
-            for lag in lags:
-                arms += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
-            # rotate whole arms: each arm runs all its steps in order
-            for t, arm, st, extra in rotate(arms, r):
-                t.prepared = None       # a fresh table: drop sbtest and prepare again
-                for i, step in enumerate(steps):
-                    if self.ib_step(t, arm, st, step, r, extra) is None:
-                        # the later steps need this one's table: not run
-                        left = [s["name"] for s in steps[i + 1:]]
-                        if left:
-                            self.log(f"  {name} {t.arm(arm)} #{r}: not running "
-                                     f"{' '.join(left)} (they follow a failed step)")
-                        break
+    """One step of insert-benchmark (scenarios/insert_benchmark.py runs the
+    arms and their steps): a part of bench.Bench (its run_arm(), step(),
+    log(), ...)."""
 
     def ib_step(self, t, arm, settings, step, repeat, extra=None):
         """One step of the Insert Benchmark for one arm: a run_arm() with

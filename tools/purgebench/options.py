@@ -22,7 +22,8 @@ import re
 import sys
 
 from . import insertbench, optionfile, snapshot, workloads
-from .scenarios import (DEFAULT_SCENARIOS, LABEL_RE, SCENARIOS, TCP_SCENARIOS, ib_plan)
+from .scenarios import (DEFAULT_SCENARIOS, LABEL_RE, REGISTRY, SCENARIOS, TCP_SCENARIOS,
+                        ib_plan, option_users)
 from .server import Conn, sysbench_quoted
 
 
@@ -298,39 +299,23 @@ def parse_args(argv, check_only=False):
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# the options that only some scenarios use, and which: any other scenario
-# of a run ignores it (a note), a run where none uses it is an error
-OPTION_USERS = {
-    "--threads": ("backlog-vs-lag", "purge-capacity", "tpcc", "ch", "insert-benchmark",
-                  "snapshot-release"),
-    "--tables": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-                 "thread-sweep", "snapshot-release"),
-    "--rows": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-               "thread-sweep", "insert-benchmark", "snapshot-release"),
-    "--lags": ("backlog-vs-lag", "tpcc", "ch", "insert-benchmark", "snapshot-release"),
-    "--arms": ("history-growth", "backlog-vs-lag", "tpcc", "ch", "insert-benchmark",
-               "snapshot-release"),
-    "--hold": ("snapshot-release",),
-    "--release-forms": ("snapshot-release",),
-    "--rates": ("purge-capacity",),
-    "--warehouses": ("tpcc", "ch"),
-    "--check-time": ("tpcc", "ch"),
-    "--ac-threads": ("ch",),
-    "--workload": ("history-growth", "backlog-vs-lag", "redo-per-trx", "purge-capacity",
-                   "thread-sweep", "snapshot-release"),
-}
+# the options that only some scenarios use, and which (each scenario's
+# module lists its own): any other scenario of a run ignores it (a note), a
+# run where none uses it is an error
+OPTION_USERS = {opt: option_users(opt) for opt in (
+    "--threads", "--tables", "--rows", "--lags", "--arms", "--hold", "--release-forms",
+    "--rates", "--warehouses", "--check-time", "--ac-threads", "--workload")}
 # what a scenario does instead of an option it ignores: (option, scenario)
-# or the option alone
+# (from the scenario's module) or the option alone
 IGNORES = {
     "--threads": "it runs its own thread counts",
-    ("--threads", "thread-sweep"): "its thread counts are --sweep-threads'",
     "--tables": "it has its own tables",
-    ("--rows", "tpcc"): "its data is --warehouses'",
-    ("--rows", "ch"): "its data is --warehouses'",
     "--lags": "it sets no innodb_max_purge_lag target",
     "--arms": "it runs its own arms",
     "--workload": "it runs its own client",
 }
+IGNORES.update({(opt, name): why for name, sc in REGISTRY.items()
+                for opt, why in sc.ignores.items()})
 SB_USERS = OPTION_USERS["--workload"]
 
 

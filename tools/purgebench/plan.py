@@ -133,40 +133,6 @@ class Target:
         return arm.server == self.arm_server
 
 
-def scenario_arms(scenario, lag, wanted, fork, no_throttle):
-    """[(Arm, SET GLOBAL settings)] of a scenario (but thread-sweep's,
-    sweep_arms()) on one server: wanted, the --arms; fork, whether the
-    server has the fork's throttle variables; no_throttle, its settings of
-    a run without throttle. A stock server runs formula only, with the
-    lag alone."""
-    if scenario == "history-growth":
-        arms = [(Arm("no-throttle"), no_throttle)]
-        if fork and "adaptive" in wanted:
-            arms.append((Arm("adaptive", 1000), {"innodb_max_purge_lag": 1000,
-                                                 "innodb_purge_throttle": "adaptive"}))
-        return arms
-    if scenario in LAG_SCENARIOS:
-        base = {"innodb_max_purge_lag": lag, "innodb_max_purge_lag_delay": 5000}
-        if not fork:
-            return [(Arm("formula", lag), base)] if "formula" in wanted else []
-        modes = {"formula": dict(innodb_purge_throttle="formula",
-                                 innodb_purge_coupled_throttle="ON"),
-                 "uncoupled": dict(innodb_purge_throttle="formula",
-                                   innodb_purge_coupled_throttle="OFF"),
-                 "adaptive": dict(innodb_purge_throttle="adaptive")}
-        return [(Arm(m, lag), dict(base, **st)) for m, st in modes.items() if m in wanted]
-    if scenario == "redo-per-trx":
-        if fork:
-            return [(Arm("compact"), {"innodb_undo_log_compact_init": "ON"}),
-                    (Arm("generic"), {"innodb_undo_log_compact_init": "OFF"})]
-        return [(Arm("stock"), {})]
-    return [(Arm("no-throttle"), no_throttle)]
-
-
-# the scenarios whose arms are those of backlog-vs-lag at each --lags target
-LAG_SCENARIOS = ("backlog-vs-lag", "insert-benchmark", "snapshot-release")
-
-
 def with_drains(arms, drains, has_drain=True):
     """Each arm once per innodb_purge_drain_rsegs width of --drains (none:
     the arms as they are), its drain that width (named NAME+drainN[@LAG]

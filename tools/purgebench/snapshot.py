@@ -27,7 +27,7 @@ history grows, and what counts is how it comes back. Two forms per arm:
             and what only waited for undo truncation.
 ViewHolder holds the view in a thread beside the load; figures() reads a
 run's samples and report intervals; table() and headline() for the
-report; Runs (a part of bench.Bench) plans the runs."""
+report; scenarios/snapshot_release.py plans the runs."""
 
 import threading
 import time
@@ -318,32 +318,3 @@ def headline(runs):
         lines.append(f"{arm}: " + ", ".join(parts) + ".")
     lines += [line for line in (stop_sentence(arm, rs) for arm, rs in stop.items()) if line]
     return [(f"{SCENARIO} (a read view held, then released)", lines)] if lines else []
-
-
-class Runs:
-    """snapshot-release's runs: a part of bench.Bench (its plan(),
-    run_arm(), pick(), log())."""
-
-    def snapshot_release(self, name, test, tables, rows, before, repeats):
-        """Each arm (unthrottled, each throttle at each lag) once per form:
-        a read view held for --hold s after `before` s of load, then
-        released; the load goes on for AFTER_S + `before` s more
-        (continue) or stops at the release (stop)."""
-        from .plan import rotate
-        threads = self.args.threads or self.pick(name, "threads")
-        hold = self.args.hold or self.pick(name, "hold")
-        lags = self.args.lags or self.pick(name, "lags")
-        forms = self.args.release_forms or list(FORMS)
-        self.log(f"   view held {hold} s after {before} s of load; forms: {', '.join(forms)}")
-        for r in range(1, repeats + 1):
-            arms = [(t, arm, st, {"lag": lags[0]}) for t, arm, st in
-                    self.plan(name, fixed=self.unthrottled)]
-            for lag in lags:
-                arms += [(t, arm, st, {"lag": lag}) for t, arm, st in self.plan(name, lag)]
-            runs = [(t, arm, st, dict(extra, release_form=form))
-                    for t, arm, st, extra in arms for form in forms]
-            for t, arm, st, extra in rotate(runs, r):
-                form = extra["release_form"]
-                seconds = before + hold + (AFTER_S + before if form == "continue" else 0)
-                self.run_arm(t, name, arm, st, test, tables, rows, threads, seconds, r,
-                             extra=extra, view=(before, hold if form == "continue" else None))

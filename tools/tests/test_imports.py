@@ -12,9 +12,18 @@ PKG = os.path.join(TOOLS, "purgebench")
 
 class EachModuleImportsAlone(unittest.TestCase):
     def test_each_module(self):
-        modules = sorted(f[:-3] for f in os.listdir(PKG)
-                         if f.endswith(".py") and f != "__main__.py")
+        modules = []        # every module, those of subpackages (scenarios/) too
+        for d, _, files in os.walk(PKG):
+            sub = os.path.relpath(d, PKG).replace(os.sep, ".")
+            if "__pycache__" in d:
+                continue
+            for f in files:
+                if f.endswith(".py") and f != "__main__.py":
+                    modules.append(f[:-3] if sub == "." else sub if f == "__init__.py"
+                                   else f"{sub}.{f[:-3]}")
+        modules.sort()
         self.assertIn("options", modules)
+        self.assertIn("scenarios.base", modules)
         for m in modules:
             with self.subTest(module=m):
                 r = subprocess.run([sys.executable, "-c", "import purgebench." + m],

@@ -1,0 +1,73 @@
+# Copyright (c) 2026, purgelab developers.
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; version 2 of the License.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+# FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License along with
+# this program; if not, write to the Free Software Foundation, Inc.,
+# 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
+
+"""backlog-vs-lag: 256 writers outrun purge; unthrottled against each
+throttle at each --lags target: the history against the target and the
+throughput it costs."""
+
+from .. import report, stats
+from ..cells import held_table, target_sentences
+from .base import HistoryTable, sysbench_job, throttle_arms
+
+
+class BacklogVsLag(HistoryTable):
+    name = "backlog-vs-lag"
+    # 256 writers outrun purge here: the unthrottled history passes the
+    # 10k target, so that the throttles have something to do
+    scale = dict(test="oltp_write_only", tables=(5, 5), rows=(5000, 5000),
+                 threads=(256, 256), time=(60, 120),
+                 lags=((10000,), (10000, 100000, 500000)))
+    options = ("--threads", "--tables", "--rows", "--lags", "--arms", "--workload")
+    throttles = True
+    key = "qps"
+    relative_name = "qps / unthrottled"
+    headline_order = 0
+
+    def arms(self, lag, wanted, fork, no_throttle):
+        return throttle_arms(lag, wanted, fork)
+
+    def prepare(self, bench):
+        return sysbench_job(bench, self)
+
+    def run(self, bench, job):
+        threads = bench.args.threads or self.pick("threads", bench.full)
+        lags = bench.args.lags or self.pick("lags", bench.full)
+        for r in range(1, job["repeats"] + 1):
+            for t, arm, st, extra in self.lag_runs(bench, lags, r):
+                bench.run_arm(t, self.name, arm, st, job["test"], job["tables"], job["rows"],
+                              threads, job["seconds"], r, extra=extra)
+
+    def bases(self, ctx, arms):
+        """Each arm over the unthrottled arm of its server."""
+        return {arm: ctx.by.get((self.name, arm.unthrottled()), []) for arm in arms}
+
+    def row(self, ctx, arm, rs, base):
+        row = super().row(ctx, arm, rs, base)
+        if ctx.sustained:       # purge-capacity ran too: tps over what purge sustained
+            mine = ctx.sustained.get(ctx.server_of(arm))
+            tps = stats.summary([x.get("tps") for x in rs])["median"]
+            row.append(mine and report.rel(stats.ratio(tps, mine[0])) or "")
+        return row
+
+    def header(self, ctx):
+        return super().header(ctx) + (["tps / sustained by purge"] if ctx.sustained else [])
+
+    def extra_tables(self, ctx):
+        return held_table(self.name, ctx.of(self.name))
+
+    def headline(self, runs):
+        return target_sentences(self.name, self.key, runs)
+
+
+SCENARIO = BacklogVsLag()

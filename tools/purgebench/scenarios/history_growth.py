@@ -1,0 +1,56 @@
+# Copyright (c) 2026, purgelab developers.
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; version 2 of the License.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+# FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License along with
+# this program; if not, write to the Free Software Foundation, Inc.,
+# 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
+
+"""history-growth: oltp_read_write at a few threads, without throttle and
+with the adaptive throttle at 1000: how the history grows."""
+
+from ..plan import Arm, rotate
+from .base import HistoryTable, sysbench_job
+
+
+class HistoryGrowth(HistoryTable):
+    name = "history-growth"
+    scale = dict(test="oltp_read_write", tables=(4, 4), rows=(20000, 100000),
+                 threads=(4, 4), time=(40, 300))
+    options = ("--tables", "--rows", "--arms", "--workload")
+    throttles = True
+
+    def arms(self, lag, wanted, fork, no_throttle):
+        arms = [(Arm("no-throttle"), no_throttle)]
+        if fork and "adaptive" in wanted:
+            arms.append((Arm("adaptive", 1000), {"innodb_max_purge_lag": 1000,
+                                                 "innodb_purge_throttle": "adaptive"}))
+        return arms
+
+    def prepare(self, bench):
+        return sysbench_job(bench, self)
+
+    def run(self, bench, job):
+        threads = self.pick("threads", bench.full)
+        for r in range(1, job["repeats"] + 1):
+            for t, arm, st in rotate(bench.plan(self.name), r):     # interleaved arms
+                bench.run_arm(t, self.name, arm, st, job["test"], job["tables"], job["rows"],
+                              threads, job["seconds"], r)
+
+    def bases(self, ctx, arms):
+        """Each arm over its server's first arm."""
+        base = {}
+        for t in ctx.targets:
+            mine = [arm for arm in arms if t.owns(arm)]
+            for arm in mine:
+                base[arm] = ctx.by[(self.name, mine[0])]
+        return base
+
+
+SCENARIO = HistoryGrowth()

@@ -1,0 +1,68 @@
+# Copyright (c) 2026, purgelab developers.
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; version 2 of the License.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS
+# FOR A PARTICULAR PURPOSE. See the GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License along with
+# this program; if not, write to the Free Software Foundation, Inc.,
+# 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
+
+"""snapshot-release, MDEV-16260's protocol (snapshot.py: the read view's
+holder, the figures, the table and the sentences): each arm (unthrottled,
+each throttle at each lag) once per form, a read view held for --hold s
+after --time s of load, then released."""
+
+from .. import snapshot
+from .base import Scenario, sysbench_job, throttle_arms
+
+
+class SnapshotRelease(Scenario):
+    name = snapshot.SCENARIO
+    # a read view held for `hold` s under backlog-vs-lag's load, after `time`
+    # s of load, then released; the load goes on for 30 s and `time` s more
+    # (the continue form), or stops at the release (stop)
+    scale = dict(test="oltp_write_only", tables=(5, 5), rows=(5000, 5000),
+                 threads=(256, 256), time=(20, 60), hold=(30, 300),
+                 lags=((10000,), (10000,)))
+    options = ("--threads", "--tables", "--rows", "--lags", "--arms", "--hold",
+               "--release-forms", "--workload")
+    throttles = True
+    headline_order = 4
+
+    def arms(self, lag, wanted, fork, no_throttle):
+        return throttle_arms(lag, wanted, fork)
+
+    def prepare(self, bench):
+        return sysbench_job(bench, self)
+
+    def run(self, bench, job):
+        """The load goes on for AFTER_S + --time s more after the release
+        (continue) or stops at it (stop)."""
+        a, before = bench.args, job["seconds"]
+        threads = a.threads or self.pick("threads", bench.full)
+        hold = a.hold or self.pick("hold", bench.full)
+        lags = a.lags or self.pick("lags", bench.full)
+        forms = a.release_forms or list(snapshot.FORMS)
+        bench.log(f"   view held {hold} s after {before} s of load; forms: {', '.join(forms)}")
+        for r in range(1, job["repeats"] + 1):
+            for t, arm, st, extra in self.lag_runs(bench, lags, r, {"lag": lags[0]}, forms):
+                form = extra["release_form"]
+                seconds = before + hold + (snapshot.AFTER_S + before if form == "continue"
+                                           else 0)
+                bench.run_arm(t, self.name, arm, st, job["test"], job["tables"], job["rows"],
+                              threads, seconds, r, extra=extra,
+                              view=(before, hold if form == "continue" else None))
+
+    def tables(self, ctx):
+        return snapshot.table(ctx.of(self.name))
+
+    def headline(self, runs):
+        return snapshot.headline(runs)
+
+
+SCENARIO = SnapshotRelease()
