@@ -40,8 +40,9 @@ def parse_args(argv, check_only=False):
                "  BUILD/run --compare-server \"$(tools/install-stock-server --path)\"\n\n"
                "Two more commands (each has --help):\n"
                "  purgebench report DIR...        report.html of a results directory again\n"
-               "  purgebench compare A B [--out DIR]  two results directories of the same\n"
-               "                                  arms, made at different times: B over A")
+               "  purgebench compare A B [C...] [--out DIR]  two or more results directories\n"
+               "                                  of the same arms, made at different times:\n"
+               "                                  B (C, ...) over A")
     ap.add_argument("scenarios", nargs="*", metavar="SCENARIO",
                     help=f"any of {', '.join(SCENARIOS)}, or all "
                          f"(default: {' '.join(DEFAULT_SCENARIOS)})")
