@@ -176,6 +176,7 @@ class Runner:
                 self.log(f"  {scenario} {arm} #{repeat}: {short}")
             finally:
                 run.stop()
+                end_epoch = time.time()
                 samples = smp.stop()
                 if holder:
                     holder.close()
@@ -217,6 +218,9 @@ class Runner:
         result = dict(scenario=scenario, arm=str(arm), repeat=repeat, threads=threads,
                       seconds=seconds, rate=rate, settings=settings,
                       cpu_load=self.args.cpu_load,
+                      # the run's clock (t = 0 of its samples) and the load's
+                      # end, as epoch seconds (to line up with PMM or Grafana)
+                      start_epoch=round(smp.t0, 3), end_epoch=round(end_epoch, 3),
                       tps=summary.get("transactions_per_s"), qps=summary.get("queries_per_s"),
                       errors=summary.get("errors"), client_short=short,
                       **run.latency(), **run.extra(),

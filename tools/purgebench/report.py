@@ -5,7 +5,7 @@ import csv
 import json
 import os
 
-from . import insertbench, stats
+from . import insertbench, promexport, setpoint, stats
 from . import plan
 
 NO_PLOTS = "(matplotlib not installed: no plots)"
@@ -38,6 +38,8 @@ def write_samples(outdir, runs):
     slim = [{k: v for k, v in r.items() if k not in ("samples", "intervals")} for r in runs]
     with open(os.path.join(outdir, "runs.json"), "w") as f:
         json.dump(slim, f, indent=1)
+    # the same samples under mysqld_exporter's names, with their epoch times
+    promexport.write(outdir, runs)
 
 
 def fmt(v, digits=0):
@@ -157,6 +159,10 @@ def plots(outdir, runs):
         fig.savefig(os.path.join(outdir, name), dpi=80)
         plt.close(fig)
         made.append(name)
+        # each throttle's tracking of its target (the arms with a lag)
+        tracked = setpoint.plot(plt, outdir, scen, rs)
+        if tracked:
+            made.append(tracked)
         if scen == "backlog-vs-lag":
             fig, ax = plt.subplots(figsize=(7, 5))
             arms = {}

@@ -121,7 +121,10 @@ class Sampler(threading.Thread):
         while not self._stop_event.is_set():
             try:
                 s = self.sample()
-                s["t"] = round(time.time() - self.t0, 3)
+                now = time.time()
+                s["t"] = round(now - self.t0, 3)
+                # the wall clock too, to line a sample up with PMM or Grafana
+                s["epoch"] = round(now, 3)
                 self.samples.append(s)
                 if self.on_sample:
                     self.on_sample(s)
