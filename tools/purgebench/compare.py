@@ -37,7 +37,7 @@ MEASURES = (
 )
 # marks a measure where less is better in the table's header
 LESS = "↓"
-# the throughput a scenario's answer is given in (as bench.HEADLINE_KEY)
+# the throughput a scenario's answer is given in (as each Scenario.key of scenarios/)
 THROUGHPUT = {"backlog-vs-lag": "qps", "tpcc": "tpmc", "ch": "tpmc",
               "insert-benchmark": "inserts_per_s"}
 # how a run was made: a difference between A and B is noted, not refused
