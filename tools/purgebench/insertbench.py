@@ -676,7 +676,7 @@ class Runs:
         """One step of the Insert Benchmark for one arm: a run_arm() with
         the step's options, its counters parsed, the database's size taken
         once the server is down, and its row of the tables."""
-        from .report import fmt
+        fmt = _num         # report.fmt's figures (report imports this module)
         name = SCENARIO
         at = t.arm(arm).at(step["name"])       # its name: ARM@STEP
 
