@@ -15,7 +15,7 @@ import re
 import string
 import sys
 
-from . import report, stats
+from . import htmlreport, report, stats
 
 # (run key, column title, less is better): the measures compared, in the
 # order of the table; a column appears when either directory has the key
@@ -341,7 +341,6 @@ def run_all(dirs, outdir=None):
     """Write compare.md, the plots and compare.html of two or more results
     directories (the first the reference, A); returns (outdir, [missing
     module note])."""
-    from . import htmlreport
     if len(dirs) > len(NAMES):
         raise NotComparable(f"{len(dirs)} directories: compare takes at most {len(NAMES)}")
     sets = [load(d, w) for w, d in zip(names(len(dirs)), dirs)]

@@ -21,6 +21,7 @@ of a legacy summary) with raw HTML switched off, so that text from a run
 is always escaped; a Jinja2 template (python3-jinja2, autoescaping) lays
 out the page."""
 
+import argparse
 import base64
 import json
 import os
@@ -340,11 +341,26 @@ def write_report(outdir, name="report.html", source="summary.md", kind="report",
     return path, missing
 
 
+def report_parser():
+    ap = argparse.ArgumentParser(
+        prog="purgebench report", allow_abbrev=False,
+        description="Write report.html beside summary.md in each results directory: one "
+                    "page (tables with the Insert Benchmark colours, the plots beside it "
+                    "linked), from its report.json (a directory saved before that: its "
+                    "summary.md). A run writes it itself; this makes it again.")
+    ap.add_argument("dirs", nargs="+", metavar="DIR",
+                    help="a results directory (summary.md), or one that purgebench compare "
+                         "wrote (compare.md: compare.html again)")
+    ap.add_argument("--embed-plots", action="store_true",
+                    help="put the plots in the page (data: URIs): one file to send on its "
+                         "own, not only with its directory")
+    return ap
+
+
 def main(argv):
     """purgebench report [--embed-plots] DIR...: (re)write report.html
     from each results directory's report.json or summary.md (compare.html
     in a directory that purgebench compare wrote)."""
-    from .options import report_parser
     args = report_parser().parse_args(argv)
     rc = 0
     for d in args.dirs:

@@ -21,7 +21,8 @@ import os
 import re
 import sys
 
-from . import insertbench, optionfile, snapshot, workloads
+from . import compare, insertbench, optionfile, snapshot, workloads
+from .htmlreport import report_parser  # noqa: F401  (options.report_parser as before)
 from .scenarios import (DEFAULT_SCENARIOS, LABEL_RE, REGISTRY, SCENARIOS, TCP_SCENARIOS,
                         ib_plan, option_users)
 from .server import Conn, sysbench_quoted
@@ -797,22 +798,6 @@ def drain_widths(text):
     return widths
 
 
-def report_parser():
-    ap = argparse.ArgumentParser(
-        prog="purgebench report", allow_abbrev=False,
-        description="Write report.html beside summary.md in each results directory: one "
-                    "page (tables with the Insert Benchmark colours, the plots beside it "
-                    "linked), from its report.json (a directory saved before that: its "
-                    "summary.md). A run writes it itself; this makes it again.")
-    ap.add_argument("dirs", nargs="+", metavar="DIR",
-                    help="a results directory (summary.md), or one that purgebench compare "
-                         "wrote (compare.md: compare.html again)")
-    ap.add_argument("--embed-plots", action="store_true",
-                    help="put the plots in the page (data: URIs): one file to send on its "
-                         "own, not only with its directory")
-    return ap
-
-
 def check_args(argv):
     """--check-args ARGS: parse and check ARGS as a run would, print what a
     scenario will ignore, and exit: BUILD/run does this before set-up and
@@ -821,7 +806,6 @@ def check_args(argv):
         report_parser().parse_args(argv[1:])
         mode = "report"
     elif argv and argv[0] == "compare":
-        from . import compare
         compare.parse_args(argv[1:])
         mode = "compare"
     else:
