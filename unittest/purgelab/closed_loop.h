@@ -384,12 +384,13 @@ inline run_result run(const plant_params &p, bool throttled= true)
     }
     else
     {
-      /* without a limit everyone is in, untracked; with one, the gate
-      lets up to its bound in beside those still inside, who commit at
-      the rate of all inside and then queue at the gate */
-      if (!limit)
+      /* without a limit or a bound everyone is in, untracked; with
+      either, the gate lets up to its bound in beside those still inside,
+      who commit at the rate of all inside and then queue at the gate */
+      const bool gated= limit || concurrency;
+      if (!gated)
         crowd= p.connections;
-      double n_gate= limit ? std::min(p.connections - crowd, n) : 0;
+      double n_gate= gated ? std::min(p.connections - crowd, n) : 0;
       const double all= crowd + n_gate;
       const double free_rate= p.commit_rate(all, t) * noise_factor;
       const double share= all > 0 ? n_gate / all : 0;
@@ -405,7 +406,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
       x= x_gate + x_crowd;
       crowd= std::max(0.0, crowd - x_crowd * dt);
       n= crowd + n_gate;
-      waiting= limit && n < p.connections - 0.5;
+      waiting= gated && n < p.connections - 0.5;
       /* inside (the crowd and those let in), or let in and waiting */
       want= std::max(n, p.connections - n + n_gate);
     }

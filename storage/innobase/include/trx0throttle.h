@@ -172,6 +172,22 @@ private:
   double m_w= 0;
 };
 
+/** The gate counts the transactions that it let in with a ticket; those let
+in without one (by the commit rate alone, or before any limit was in
+force) run beside them, and on hot rows they stay for seconds.  So that W
+bounds every read-write transaction open, they count against it.
+@param w        the bound W (0: none)
+@param open     read-write transactions open now
+@param tickets  tickets out
+@return the bound on tickets to publish (0: none), at least 1 */
+constexpr unsigned ticket_bound(unsigned w, uint64_t open, uint64_t tickets)
+  noexcept
+{
+  return !w ? 0
+    : open <= tickets ? w
+    : w > open - tickets ? unsigned(w - (open - tickets)) : 1;
+}
+
 /** The fork's adaptive throttle (innodb_purge_throttle=adaptive): holds
 the history length at a target T (innodb_max_purge_lag) with two
 actuators, each answering to the part of the history that it drains.
@@ -182,8 +198,9 @@ admission_gate enforces its output.
   x = u + p, e = T - x,  r = purge's parse rate over TAU_RATE
   C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
-  g = (S - p) / S, or min(that, (T - x) / T) from when x exceeded T and
-      did not fall over TAU_RATE with C at its floor, until W lapses
+  g = (S - p) / S; from when x over T did not fall over TAU_RATE with C
+      at its floor until W lapses, min(that, -1 while so, else
+      max(0, (T - x) / T))
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 until it is back at want, while purge progresses
@@ -195,8 +212,9 @@ truncation, which frees only rollback segments that no open transaction
 references, and, once C is at its floor over the target, what a crowd of
 open transactions keeps purge from parsing (hot rows).  It is slack
 unless p exceeds what the unparsed part leaves of T, or C has done all it
-can and x still does not fall; then it grows back no faster than x leaves
-room under T, and holds where C holds x at T.  What the
+can and x still does not fall: then it shrinks at its fastest, and after
+grows back no faster than x leaves room under T, holding where C holds x
+at or over T.  What the
 oldest read view keeps purge from parsing is in neither part: no throttle
 removes it (MDEV-29401).  Rationale and measurements:
 docs/adaptive-throttle.md. */
@@ -316,11 +334,13 @@ public:
       const uint64_t p= std::min(pending, x);
       const double share= pending_share(target, x - p),
         room= (double(target) - double(x)) / double(target);
-      if (room < 0 && m_floor && m_trend >= 0 && m_trend_since &&
-          now - m_trend_since >= TAU_RATE)
-        m_over= true;
+      /* C at its floor and x over T, not falling: C can do no more */
+      const bool lost= room < 0 && m_floor && m_trend >= 0 &&
+        m_trend_since && now - m_trend_since >= TAU_RATE;
+      m_over= m_over || lost;
       const double g= std::min((share - double(p)) / share,
-                               m_over ? room : 1.0);
+                               !m_over ? 1.0 : lost ? -1.0
+                               : std::max(0.0, room));
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6, g, double(want));

@@ -310,7 +310,10 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
                       srv_max_purge_lag, x != 0,
                       s.gate.want(trx_sys.rw_trx_hash.size()),
                       s.gate.rate_bound());
-  s.publish(now, limit, s.adaptive.concurrency());
+  s.publish(now, limit,
+            purge_throttle::ticket_bound(s.adaptive.concurrency(),
+                                         trx_sys.rw_trx_hash.size(),
+                                         s.gate.tickets()));
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch_begins();
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
