@@ -244,13 +244,15 @@ class Queries:
             raise ServerError(f"cannot connect to {self.conn.where()}: {e}")
 
     def _live(self, db):
+        if db is None:
+            # the first connection: says what to install if PyMySQL is missing
+            return self._connect()
         import pymysql
-        if db is not None:
-            try:
-                db.ping(reconnect=False)
-                return db
-            except (pymysql.MySQLError, OSError):
-                close(db)
+        try:
+            db.ping(reconnect=False)
+            return db
+        except (pymysql.MySQLError, OSError):
+            close(db)
         return self._connect()
 
     def disconnect(self):
