@@ -214,10 +214,10 @@ open transactions keeps purge from parsing (hot rows).  It is slack
 unless p exceeds what the unparsed part leaves of T, or C has done all it
 can and x still does not fall: then it shrinks at its fastest, and after
 grows back no faster than x leaves room under T, holding where C holds x
-at or over T.  What the
-oldest read view keeps purge from parsing is in neither part: no throttle
-removes it (MDEV-29401).  Rationale and measurements:
-docs/adaptive-throttle.md. */
+at or over T.  It bounds every read-write transaction open, with a ticket
+or without (ticket_bound()).  What the oldest read view keeps purge from
+parsing is in neither part: no throttle removes it (MDEV-29401).
+Rationale and measurements: docs/adaptive-throttle.md. */
 class adaptive_controller
 {
 public:
