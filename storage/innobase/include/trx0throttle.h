@@ -148,13 +148,6 @@ public:
       m_w= 0;
   }
 
-  /** Integrate one interval against the truncation-pending history alone:
-  g = (share - pending) / share.
-  @param share  its share S of the target (> 0) */
-  void update(double dt, double tau, double pending, double share,
-              double want) noexcept
-  { update(dt, tau, (share - pending) / share, want); }
-
   /** The law went out of force. */
   void reset() noexcept { m_w= 0; }
 
@@ -328,9 +321,9 @@ public:
       /* W comes into force once p exceeds S, or x exceeds T and does not
       fall with C at its floor (C has lost control: transactions let in
       before commit at a rate that purge does not drain), whether or not
-      C is in force, and lapses
-      only once it is back at want: it does not let everyone in when x
-      falls, and grows no faster than x leaves room under T */
+      C is in force, and lapses only once it is back at want: it does not
+      let everyone in when x falls, and grows no faster than x leaves room
+      under T */
       const uint64_t p= std::min(pending, x);
       const double share= pending_share(target, x - p),
         room= (double(target) - double(x)) / double(target);

@@ -305,14 +305,14 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   const uint64_t x= !innodb_purge_coupled_throttle ? history
     : purge_throttle::adaptive_controller::output(history,
                                                   purge_view_blocked_trx());
+  /* read-write transactions open now, let in with a ticket or not */
+  const uint64_t n_open= trx_sys.rw_trx_hash.size();
   const uint64_t limit=
     s.adaptive.update(now / 1000, x, purge_truncation_pending_trx(), purged,
-                      srv_max_purge_lag, x != 0,
-                      s.gate.want(trx_sys.rw_trx_hash.size()),
+                      srv_max_purge_lag, x != 0, s.gate.want(n_open),
                       s.gate.rate_bound());
   s.publish(now, limit,
-            purge_throttle::ticket_bound(s.adaptive.concurrency(),
-                                         trx_sys.rw_trx_hash.size(),
+            purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
                                          s.gate.tickets()));
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch_begins();
