@@ -35,8 +35,7 @@ from .plan import (Arm, Target, interleave, rotate, sweep_arms, sweep_plan,  # n
 from .scenarios import ARM_VARS, BASE_CNF, RECORDED_VARS, SCALE, TCP_SCENARIOS
 from .server import (AttachedServer, Installation, Server, ServerError, free_port, redact,
                      unknown_settings)
-from .tables import (DRAIN, drain_cell, failed_lines, headline, lag_measure,  # noqa: F401
-                     purge_keeps_up, summary_tables)
+from .tables import DRAIN, drain_cell, failed_lines, headline, summary_tables  # noqa: F401
 
 # The layout (docs/benchmarks.md, "The harness's layout"): scenarios/ (a
 # module per scenario behind scenarios.base.Scenario: name, scale, options,
@@ -85,9 +84,9 @@ class Bench(Runner, Lent, gotpc.Runs, insertbench.Runs):
                                         if self.sb_extra else ""))
         # max_connections and the like are sized for the most threads any
         # scenario of this invocation runs
-        self.max_threads = max([256, args.threads or 0] + list(args.sweep_threads or [])
-                               + (list(self.pick("thread-sweep", "threads"))
-                                  if "thread-sweep" in args.scenarios else []))
+        self.max_threads = max([256, args.threads or 0]
+                               + [scenarios.get(sc).most_threads(args, self.full)
+                                  for sc in args.scenarios])
         if args.cpu_load:
             self.meta["cpu_load"] = (
                 f"{args.cpu_load} process(es) spinning on the CPU while each run's load "

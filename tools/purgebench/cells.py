@@ -16,7 +16,7 @@
 cell paired by repeat, latency, the backlog or the drain, the spread of the
 repeats, what the history held, the sentences of a scenario with targets."""
 
-from . import report, stats
+from . import stats
 from .plan import Arm, arm_of
 
 
@@ -27,7 +27,7 @@ def paired_ratio(runs, refs, key):
     comparison; a ratio of the two medians would mix fast and slow repeats."""
     ref = {r["repeat"]: r.get(key) for r in refs or []}
     s = stats.summary([stats.ratio(r.get(key), ref.get(r["repeat"])) for r in runs])
-    cell = report.rel(s["median"])
+    cell = stats.rel_cell(s["median"])
     if s["n"] <= 1:
         return cell
     return cell.noted(f"({s['min']:.2f}..{s['max']:.2f})")
@@ -121,10 +121,11 @@ def held_table(sc, runs):
     return out
 
 
-def target_sentences(sc, key, blv):
-    """headline()'s sentences for the runs of one scenario with targets."""
+def target_sentences(sc, key, blv, unit=None):
+    """headline()'s sentences for the runs of one scenario with targets: its
+    throughput `key`, named `unit` (Scenario.unit(): its column's title)."""
     out = []
-    unit = "tpmC" if key == "tpmc" else key
+    unit = unit or key
 
     def med(rs, k):
         return stats.summary([r.get(k) for r in rs])["median"]
@@ -181,5 +182,11 @@ def mmm(s, d=0):
     return f"{fmt(s['median'], d)} ({fmt(s['min'], d)}..{fmt(s['max'], d)})"
 
 
-def fmt(v, d=0):
-    return report.fmt(v, d)
+def fmt(v, digits=0):
+    """A figure of a cell: None as '-', a float to `digits` decimals, thousands
+    separated."""
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    return f"{v:,}"

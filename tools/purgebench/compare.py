@@ -15,31 +15,12 @@ import re
 import string
 import sys
 
-from . import htmlreport, report, stats
+from . import htmlreport, report, scenarios, stats
 
-# (run key, column title, less is better): the measures compared, in the
-# order of the table; a column appears when either directory has the key
-MEASURES = (
-    ("tps", "tps", False),
-    ("qps", "qps", False),
-    ("tpmc", "tpmC", False),
-    ("ac_queries_per_hour", "analytical queries/h", False),
-    ("inserts_per_s", "inserts/s", False),
-    ("queries_per_s", "queries/s", False),
-    ("lat_p95_ms", "latency p95 ms", True),
-    ("lat_p99_ms", "latency p99 ms", True),
-    ("history_p95", "history p95", True),
-    ("history_max", "history max", True),
-    ("backlog", "to purge at slow shutdown", True),
-    ("redo_bytes_per_trx", "redo bytes/trx", True),
-    ("redo_bytes_per_row", "redo bytes/row", True),
-    ("cpu_us_per_op", "server CPU µs/op", True),
-)
-# marks a measure where less is better in the table's header
+# the measures compared and the throughput a scenario's answer is given in
+# are the scenario's own (Scenario.measures, value(), throughput() of
+# scenarios/); marks a measure where less is better in the table's header
 LESS = "↓"
-# the throughput a scenario's answer is given in (as each Scenario.key of scenarios/)
-THROUGHPUT = {"backlog-vs-lag": "qps", "tpcc": "tpmc", "ch": "tpmc",
-              "insert-benchmark": "inserts_per_s"}
 # how a run was made: a difference between A and B is noted, not refused
 SETUP_KEYS = ("threads", "seconds", "rate", "lag", "warehouses", "ac_threads", "cpu_load",
               "settings")
@@ -105,26 +86,9 @@ def group(runs):
     return out
 
 
-def value(r, key):
-    """A run's measure: an Insert Benchmark step's from its "ib_row"
-    (insertbench.step_row(): inserts/s, queries/s, redo per row, CPU per
-    operation; its sysbench tps and qps count the script's events, not the
-    benchmark's rows or queries: left out), any other run's from the run
-    itself."""
-    row = r.get("ib_row")
-    if row is not None:
-        if key in ("tps", "qps", "redo_bytes_per_trx"):
-            return None
-        if key == "cpu_us_per_op":
-            v = row.get("cpu_s_per_op")
-            return None if v is None else v * 1e6
-        if key in row:
-            return row[key]
-    return r.get(key)
-
-
-def median(rs, key):
-    return stats.summary([value(r, key) for r in rs])["median"]
+def median(sc, rs, key):
+    """The median over the runs rs of scenario sc (a Scenario) of a measure."""
+    return stats.summary([sc.value(r, key) for r in rs])["median"]
 
 
 def plan(*sets):
@@ -172,10 +136,11 @@ def plan(*sets):
     return out, notes
 
 
-def measures(*rss):
-    """The MEASURES that any directory has for these runs."""
-    return [(k, t, low) for k, t, low in MEASURES
-            if any(value(r, k) is not None for rs in rss for r in rs)]
+def measures(sc, *rss):
+    """The measures of scenario sc (a Scenario) that any directory has for
+    these runs: [(key, title, less is better, decimals)]."""
+    return [m for m in sc.measures
+            if any(sc.value(r, m[0]) is not None for rs in rss for r in rs)]
 
 
 def tables(*args):
@@ -188,37 +153,23 @@ def tables(*args):
     who = names(len(sets))
     out = []
     for sc, arms in arms_by_scenario:
-        cols = measures(*[[r for a in arms for r in g[sc][a]] for g in groups])
+        s = scenarios.of(sc)
+        cols = measures(s, *[[r for a in arms for r in g[sc][a]] for g in groups])
         for w, g in zip(who[1:], groups[1:]):
             rel_rows = []
             for arm in arms:
                 a, b = groups[0][sc][arm], g[sc][arm]
                 rel_rows.append([arm, f"{len(a)} / {len(b)}"] + [
-                    stats.rel_cell(stats.ratio(median(b, k), median(a, k)), low)
-                    for k, _, low in cols])
+                    stats.rel_cell(stats.ratio(median(s, b, k), median(s, a, k)), low)
+                    for k, _, low, _ in cols])
             out.append((f"{sc}: {w} over A", ["arm", f"repeats A / {w}"] +
-                        [t + (f" {LESS}" if low else "") for _, t, low in cols], rel_rows))
-        abs_rows = [[arm] + [" → ".join(report.fmt(median(g[sc][arm], k), digits(k))
-                                        for g in groups) for k, _, _ in cols]
+                        [t + (f" {LESS}" if low else "") for _, t, low, _ in cols], rel_rows))
+        abs_rows = [[arm] + [" → ".join(report.fmt(median(s, g[sc][arm], k), d)
+                                        for g in groups) for k, _, _, d in cols]
                     for arm in arms]
-        out.append((f"{sc}: medians, {' → '.join(who)}", ["arm"] + [t for _, t, _ in cols],
+        out.append((f"{sc}: medians, {' → '.join(who)}", ["arm"] + [c[1] for c in cols],
                     abs_rows))
     return out
-
-
-def throughput_key(sc, runs):
-    """The throughput a scenario's answer is given in; for an Insert
-    Benchmark step, queries/s in a query step and inserts/s in the others
-    (what its own tables compare)."""
-    if any(r.get("ib_row") for r in runs):
-        return ("queries_per_s" if any(value(r, "queries_per_s") is not None for r in runs)
-                else "inserts_per_s")
-    return THROUGHPUT.get(sc, "tps")
-
-
-def digits(key):
-    return 1 if key in ("lat_p95_ms", "lat_p99_ms", "redo_bytes_per_trx",
-                        "redo_bytes_per_row", "cpu_us_per_op") else 0
 
 
 def headline(*args):
@@ -229,17 +180,17 @@ def headline(*args):
     groups = [group(runs) for runs in sets]
     out = []
     for sc, arms in arms_by_scenario:
+        s = scenarios.of(sc)
         lines = []
         for arm in arms:
             a = groups[0][sc][arm]
             for w, g in zip(names(len(sets))[1:], groups[1:]):
                 b = g[sc][arm]
-                key = throughput_key(sc, a + b)
-                unit = "tpmC" if key == "tpmc" else key.replace("_per_s", "/s")
+                key = s.throughput(a + b)
                 parts = []
-                for k, name in ((key, unit), ("history_p95", "history p95"),
+                for k, name in ((key, s.unit(key)), ("history_p95", "history p95"),
                                 ("lat_p95_ms", "latency p95")):
-                    r = stats.ratio(median(b, k), median(a, k))
+                    r = stats.ratio(median(s, b, k), median(s, a, k))
                     if r is not None:
                         parts.append(f"{name} {r:.2f}x")
                 lines.append(f"{arm}: " + (", ".join(parts) if parts else "no measure in common")

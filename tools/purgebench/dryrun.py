@@ -17,7 +17,7 @@
 planning code, and an estimate of how long they would take. Nothing is
 built, started, connected to or written."""
 
-from . import gotpc, insertbench
+from . import gotpc, insertbench, scenarios
 from .bench import Bench
 from .plan import Target
 
@@ -137,9 +137,8 @@ class DryRun(Bench):
                       + " not counted)",
                   "assumed: every server has the fork's variables (a server without them "
                   "skips the arms that need them)"]
-        if "purge-capacity" in a.scenarios:
-            lines.append("purge-capacity: every rate listed; a server stops at the first "
-                         "rate its purge does not keep up with")
+        lines += [f"{sc}: {scenarios.get(sc).dry_run_note}" for sc in a.scenarios
+                  if scenarios.get(sc).dry_run_note]
         return "\n".join(lines)
 
 

@@ -44,8 +44,8 @@ history is purged before the next step starts the server again (10.11
 dumps and reloads the buffer pool, so a step starts warm-ish). With the
 server down, Bench.ib_step() adds db_bytes() and table_bytes, and
 step_row() as res["ib_row"]; Bench.tables() shows relative_table() of
-rows_by_arm(), report.insertbench_plot() draws throughput_series() and the
-history across the steps of each arm.
+rows_by_arm(), scenarios/insert_benchmark.py's ib_plot() draws
+throughput_series() and the history across the steps of each arm.
 """
 
 import os
@@ -676,7 +676,7 @@ class Runs:
         """One step of the Insert Benchmark for one arm: a run_arm() with
         the step's options, its counters parsed, the database's size taken
         once the server is down, and its row of the tables."""
-        fmt = _num         # report.fmt's figures (report imports this module)
+        fmt = _num
         name = SCENARIO
         at = t.arm(arm).at(step["name"])       # its name: ARM@STEP
 

@@ -24,7 +24,7 @@ import time
 
 from . import client, cpuload, gotpc, insertbench, progress, sampler, snapshot, stats, \
     sysbench
-from .scenarios import SCALE
+from .scenarios import SCALE, sb_options_for
 from .server import ServerError, redact
 from .tables import DRAIN, drain_cell, fmt
 
@@ -46,10 +46,10 @@ class Runner:
         return self.args.workload or SCALE[scenario]["test"]
 
     def sb_for(self, test):
-        """The --sb-option options a script gets: the Insert Benchmark's
-        script its own (ib_*), any other script the others."""
-        mine = test == insertbench.LUA
-        return [o for o in self.sb_extra if insertbench.is_script_option(o) == mine]
+        """The --sb-option options a script gets: a scenario's own script
+        (the Insert Benchmark's) its own (ib_*), any other script the others
+        (scenarios.sb_options_for())."""
+        return sb_options_for(test, self.sb_extra)
 
     def ensure_tables(self, t, test, tables, rows):
         """Prepare the tables once per data directory and workload (and its

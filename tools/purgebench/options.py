@@ -21,10 +21,10 @@ import os
 import re
 import sys
 
-from . import compare, insertbench, optionfile, snapshot, workloads
+from . import compare, optionfile, snapshot, workloads
 from .htmlreport import report_parser  # noqa: F401  (options.report_parser as before)
 from .scenarios import (DEFAULT_SCENARIOS, LABEL_RE, REGISTRY, SCENARIOS, TCP_SCENARIOS,
-                        ib_plan, option_users)
+                        option_users, sb_option_owner)
 from .server import Conn, sysbench_quoted
 
 
@@ -220,8 +220,7 @@ def parse_args(argv, check_only=False):
     elif "all" in a.scenarios:
         a.scenarios = list(SCENARIOS)
     a.repeats = a.repeats or 1
-    a.given = {o for o in OPTION_USERS if getattr(a, o.lstrip("-").replace("-", "_"))
-               not in (None, [])}
+    a.given = {o for o in OPTION_USERS if getattr(a, dest(o)) not in (None, [])}
     arms_text = "formula,adaptive" if a.arms is None else a.arms
     a.arms = [x.strip() for x in arms_text.split(",")]
     a.check_time = a.check_time or 60
@@ -238,14 +237,14 @@ def parse_args(argv, check_only=False):
         ap.error(f"--arms {arms_text}: {twice[0]} is given twice")
     for opt in a.sb_option:
         key = opt.lstrip("-").partition("=")[0]
-        if key in insertbench.SET_BY_HARNESS:
-            ap.error(f"--sb-option {opt[2:]}: purgebench sets --{key} for each "
-                     f"insert-benchmark step itself")
-    if insertbench.SCENARIO in a.scenarios:
-        try:
-            ib_plan(a)
-        except ValueError as e:
-            ap.error(f"insert-benchmark: {e}; raise --rows, or lower --time or --threads")
+        for sc in REGISTRY.values():        # a script's option the harness sets
+            why = sc.refuse_sb_option(key)
+            if why:
+                ap.error(f"--sb-option {opt[2:]}: {why}")
+    for name in a.scenarios:                # what a scenario cannot run with
+        why = REGISTRY[name].check_options(a)
+        if why:
+            ap.error(why)
     if a.workload:
         try:
             a.workload = workloads.resolve(a.workload)
@@ -254,9 +253,11 @@ def parse_args(argv, check_only=False):
             # yet: its scripts are checked again once it is
             if not ((check_only or a.dry_run) and not os.path.isdir(workloads.SYSBENCH_DIR)):
                 ap.error(str(e))
-    if (a.sweep_threads or a.switch) and "thread-sweep" not in a.scenarios:
-        ap.error("--sweep-threads and --switch are thread-sweep's: add the scenario "
-                 "thread-sweep")
+    for sc in REGISTRY.values():            # options that only one scenario takes
+        if sc.name not in a.scenarios and any(getattr(a, dest(o)) for o in sc.own_options):
+            ap.error(f"{' and '.join(sc.own_options)} "
+                     f"{'are' if len(sc.own_options) > 1 else 'is'} {sc.name}'s: add the "
+                     f"scenario {sc.name}")
     if a.server_list:
         given = [o for o, v in (("--server", a.server), ("--basedir", a.basedir),
                                 ("--compare-server", a.compare_server),
@@ -301,6 +302,13 @@ def parse_args(argv, check_only=False):
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def dest(option):
+    """The attribute of the parsed options that an option sets."""
+    return option.lstrip("-").replace("-", "_")
+
+
 # the options that only some scenarios use, and which (each scenario's
 # module lists its own): any other scenario of a run ignores it (a note), a
 # run where none uses it is an error
@@ -338,11 +346,12 @@ def ignored_options(scenarios, given, sb_options=()):
             if sc not in users:
                 why = IGNORES.get((opt, sc)) or IGNORES.get(opt)
                 notes.append(f"note: {sc} ignores {opt}" + (f" ({why})" if why else ""))
-    ib = [o for o in sb_options if insertbench.is_script_option(o)]
-    other = [o for o in sb_options if not insertbench.is_script_option(o)]
-    for opts, users in ((other, SB_USERS), (ib, (insertbench.SCENARIO,))):
-        if not opts:
-            continue
+    by_owner = {}       # a scenario whose own script alone takes them, or None
+    for o in sb_options:
+        by_owner.setdefault(sb_option_owner(o), []).append(o)
+    # those of every other script first
+    for owner, opts in sorted(by_owner.items(), key=lambda kv: kv[0] is not None):
+        users = (owner.name,) if owner else SB_USERS
         mine = [sc for sc in scenarios if sc in users]
         if not mine:
             return (f"--sb-option {' '.join(o[2:] for o in opts)}: only "

@@ -21,8 +21,10 @@ import re
 from typing import Optional
 
 # the scenarios whose arms run at several steps, each a run named ARM@STEP
-# (Arm): a thread count, a rate, an Insert Benchmark step
-STEP_SCENARIOS = ("redo-per-trx", "thread-sweep", "purge-capacity", "insert-benchmark")
+# (Arm): a thread count, a rate, an Insert Benchmark step. The registry
+# (scenarios/__init__.py) adds each Scenario with steps as it loads; every
+# module that reads a run's arm imports it (this one is below it)
+STEP_SCENARIOS = set()
 # thread-sweep's arms when neither --switch nor --compare-server is given
 DEFAULT_SWITCH = ("innodb_undo_log_compact_init", ("ON", "OFF"))
 # a server's or run's label

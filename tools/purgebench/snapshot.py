@@ -32,7 +32,8 @@ report; scenarios/snapshot_release.py plans the runs."""
 import threading
 import time
 
-from . import report, stats
+from . import stats
+from .cells import fmt
 
 SCENARIO = "snapshot-release"
 FORMS = ("continue", "stop")
@@ -109,6 +110,20 @@ class ViewHolder(threading.Thread):
                     history_at_release=self.history_at_release, view_error=self.error)
 
 
+def view_span(runs):
+    """(opened, released): the median times of the read view of the runs
+    that held one, or None."""
+    held = [r for r in runs if r.get("view_opened_t") is not None
+            and r.get("view_released_t") is not None]
+    # the continue form's, where both forms ran (the stop form's view ends
+    # with its load)
+    held = [r for r in held if r.get("release_form") == "continue"] or held
+    if not held:
+        return None
+    return (stats.summary([r["view_opened_t"] for r in held])["median"],
+            stats.summary([r["view_released_t"] for r in held])["median"])
+
+
 def _mean(values):
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
@@ -171,7 +186,7 @@ def purged_per_s(r):
 
 
 def _cell(v, d=0):
-    return report.fmt(v, d)
+    return fmt(v, d)
 
 
 def _end_cell(unparsed, not_truncated):

@@ -20,24 +20,16 @@ order; the opening lines of failed runs."""
 from .cells import (DRAIN, DRAIN_HEADER, LATENCY_HEADER, backlog_cell,  # noqa: F401
                     drain_cell, fmt, held_table, latency_cell, paired_ratio, relative_header,
                     short, spread, target_sentences)
-from .plan import arm_of
 from .scenarios import REGISTRY, SCENARIOS, UNPARSED  # noqa: F401
 from .scenarios.base import TableContext
-from .scenarios.insert_benchmark import ib_tables  # noqa: F401
-from .scenarios.purge_capacity import (lag_measure, purge_keeps_up,  # noqa: F401
-                                       sustained_by_purge)
-from .scenarios.thread_sweep import sweep_table  # noqa: F401
-from .scenarios.tpcc import gotpc_tables  # noqa: F401
 
 
 def summary_tables(runs, targets):
     """The summary's tables, [(title, header, rows)], per scenario of the runs
     (targets: the Bench's servers, the first the reference)."""
-    # what purge sustained on each server, when purge-capacity ran too
-    sustained = {t: sustained_by_purge([r for r in runs if t.owns(arm_of(r)) and
-                                        r["scenario"] == "purge-capacity"])
-                 for t in targets}
-    ctx = TableContext(runs, targets, {t: v for t, v in sustained.items() if v})
+    ctx = TableContext(runs, targets)
+    for s in REGISTRY.values():     # what one's runs tell the others' tables
+        s.share(ctx)
     out = []
     for sc in sorted({r["scenario"] for r in runs}, key=SCENARIOS.index):
         out.extend(REGISTRY[sc].tables(ctx))
@@ -45,11 +37,11 @@ def summary_tables(runs, targets):
 
 
 def headline(runs):
-    """The summary's opening: for each target of backlog-vs-lag, tpcc and
-    ch, one sentence per arm (history p95 as a multiple of the target,
-    throughput (qps, tpmC) as a share of unthrottled, paired by repeat,
-    latency p95); the Insert Benchmark's (insertbench.headline()), the
-    snapshot's; one sentence for a thread-sweep. Medians over the repeats."""
+    """The summary's opening: each scenario's sentences (Scenario.headline(),
+    medians over the repeats), in the order of their headline_order: of a
+    scenario with targets, one per arm and target (history p95 as a
+    multiple of the target, throughput as a share of unthrottled, paired
+    by repeat, latency p95)."""
     out = []
     for s in sorted((s for s in REGISTRY.values() if s.headline_order is not None),
                     key=lambda s: s.headline_order):

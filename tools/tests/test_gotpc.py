@@ -11,6 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from purgebench import bench, gotpc  # noqa: E402
 from purgebench import tables as summary  # noqa: E402
+from purgebench.scenarios import tpcc  # noqa: E402
 from test_purgebench import fixture  # noqa: E402
 
 
@@ -154,7 +155,7 @@ class TableTest(unittest.TestCase):
                     "txn": {"NEW_ORDER": {"p95_ms": 10.0, "p99_ms": 20.0}}}
         runs = [run("unthrottled", 1, 1000), run("adaptive@10000", 1, 900),
                 run("unthrottled", 2, 500), run("adaptive@10000", 2, 500)]
-        (title, header, rows), = summary.gotpc_tables("tpcc", runs)
+        (title, header, rows), = tpcc.gotpc_tables("tpcc", runs)
         by = {r[0]: r for r in rows}
         self.assertEqual("**0.95** (red) (0.90..1.00)", by["adaptive@10000"][-1])
         self.assertEqual("10 / 20", by["adaptive@10000"][header.index("New-Order p95 / p99 ms")])

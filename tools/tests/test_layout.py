@@ -54,9 +54,11 @@ class Layout(unittest.TestCase):
                     base = base[:len(base) - node.level + 1]
                     target = ".".join(base + ([node.module] if node.module else []))
                     for alias in node.names:
+                        # `from . import x`: x a module or a package (scenarios)
                         sub = ".".join(filter(None, [target, alias.name]))
-                        deps.add(sub if os.path.exists(os.path.join(
-                            PKG, *sub.split(".")) + ".py") else target)
+                        path = os.path.join(PKG, *sub.split("."))
+                        deps.add(sub if os.path.exists(path + ".py") or os.path.exists(
+                            os.path.join(path, "__init__.py")) else target)
             graph[name] = deps - {name, "", "__init__"}
         self.assertIn("scenarios.base", graph["scenarios.tpcc"])
         done, path = set(), []
@@ -90,6 +92,29 @@ class Layout(unittest.TestCase):
                 self.assertIsNot(type(s).run, Scenario.run, "its own run loop")
                 self.assertIn("time", s.scale)
                 self.assertTrue(all(o.startswith("--") for o in s.options))
+
+    def test_no_scenario_named_outside_its_module(self):
+        """What a scenario is (its plots, measures, checks, threads, steps)
+        is asked of its Scenario: no module of the core names one (a string
+        that is a registry name), so that a new scenario touches only its
+        module and the registry. Its own helpers (its client's driver, its
+        steps or figures) may."""
+        helpers = ("gotpc.py", "insertbench.py", "snapshot.py")
+        named = []
+        for rel, text in sources():
+            if rel.startswith("scenarios" + os.sep) or rel in helpers:
+                continue
+            for node in ast.walk(ast.parse(text, rel)):
+                if isinstance(node, ast.Constant) and node.value in scenarios.REGISTRY:
+                    named.append(f"{rel}:{node.lineno}: {node.value}")
+        self.assertEqual([], named)
+
+    def test_the_registry_names_the_scenarios_with_steps(self):
+        from purgebench import plan
+        self.assertEqual({n for n, s in scenarios.REGISTRY.items() if s.steps},
+                         set(plan.STEP_SCENARIOS))
+        self.assertEqual("4", plan.Arm.parse("compact@4", "redo-per-trx").step)
+        self.assertEqual(4, plan.Arm.parse("formula@4", "backlog-vs-lag").lag)
 
     def test_one_place_builds_the_rotated_run_list(self):
         """rotate() is called only by the planning helpers and the scenarios

@@ -14,7 +14,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from purgebench import (bench, cpuload, options, report, sampler, scenarios, stats,  # noqa: E402
                         sysbench)
 from purgebench import tables as summary  # noqa: E402
-from purgebench import plan  # noqa: E402
+from purgebench import plan, plots  # noqa: E402
+from purgebench.scenarios import purge_capacity  # noqa: E402
 from purgebench.plan import Arm, Target  # noqa: E402
 from purgebench.server import (Installation, ServerError, parse_backlog,  # noqa: E402
                                parse_help_variables, unknown_settings)
@@ -151,38 +152,39 @@ class StatsTest(unittest.TestCase):
     def test_purge_keeps_up(self):
         grow = {"samples": [{"innodb_history_list_length": 1000 * i} for i in range(30)]}
         flat = {"samples": [{"innodb_history_list_length": 5000 + (i % 3) * 100} for i in range(30)]}
-        self.assertFalse(bench.purge_keeps_up(grow))
-        self.assertTrue(bench.purge_keeps_up(flat))
+        self.assertFalse(purge_capacity.purge_keeps_up(grow))
+        self.assertTrue(purge_capacity.purge_keeps_up(flat))
 
     def test_purge_keeps_up_judged_by_what_it_has_not_parsed(self):
         # a history that grows only by undo logs waiting for truncation
         parsed = {"samples": [{"innodb_history_list_length": 1000 * i,
                                "innodb_purge_unparsed_trx": 300 + (i % 2) * 200}
                               for i in range(30)]}
-        self.assertEqual("innodb_purge_unparsed_trx", bench.lag_measure(parsed))
-        self.assertTrue(bench.purge_keeps_up(parsed))
+        self.assertEqual("innodb_purge_unparsed_trx", purge_capacity.lag_measure(parsed))
+        self.assertTrue(purge_capacity.purge_keeps_up(parsed))
         behind = {"samples": [{"innodb_history_list_length": 1000 * i,
                                "innodb_purge_unparsed_trx": 900 * i} for i in range(30)]}
-        self.assertFalse(bench.purge_keeps_up(behind))
+        self.assertFalse(purge_capacity.purge_keeps_up(behind))
         # a sample without it (a server that lacks the variable): the history
         parsed["samples"][3]["innodb_purge_unparsed_trx"] = None
-        self.assertEqual("innodb_history_list_length", bench.lag_measure(parsed))
-        self.assertFalse(bench.purge_keeps_up(parsed))
+        self.assertEqual("innodb_history_list_length", purge_capacity.lag_measure(parsed))
+        self.assertFalse(purge_capacity.purge_keeps_up(parsed))
 
     def test_an_unpaced_run_is_judged_by_its_own_tps(self):
         # 2 s of commits at 5,000 tps: a saw-tooth, not a backlog
         saw = {"tps": 5000, "rate": None,
                "samples": [{"innodb_history_list_length": 9000 * (i % 2)} for i in range(30)]}
-        self.assertTrue(bench.purge_keeps_up(saw))
+        self.assertTrue(purge_capacity.purge_keeps_up(saw))
 
     def test_sustained_by_purge(self):
         runs = [dict(rate=500, tps=499, bounded=True), dict(rate=1000, tps=990, bounded=True),
                 dict(rate=2000, tps=1500, bounded=False)]
-        self.assertEqual((990, False), summary.sustained_by_purge(runs))
+        self.assertEqual((990, False), purge_capacity.sustained_by_purge(runs))
         runs[2]["bounded"] = True
         runs.append(dict(rate=None, tps=1700, bounded=True))
-        self.assertEqual((1700, True), summary.sustained_by_purge(runs))
-        self.assertIsNone(summary.sustained_by_purge([dict(rate=500, tps=400, bounded=False)]))
+        self.assertEqual((1700, True), purge_capacity.sustained_by_purge(runs))
+        self.assertIsNone(purge_capacity.sustained_by_purge(
+            [dict(rate=500, tps=400, bounded=False)]))
 
 
 class SignalTest(unittest.TestCase):
@@ -784,10 +786,10 @@ class HistoryCompositionTest(unittest.TestCase):
 class LineStyleTest(unittest.TestCase):
     def test_one_colour_per_arm_one_line_style_per_repeat(self):
         runs = [{"arm": a, "repeat": n} for n in (1, 2) for a in ("x", "y", "z")]
-        styles = [report.line_style(runs, r) for r in runs]
+        styles = [plots.line_style(runs, r) for r in runs]
         self.assertEqual(["C0", "C1", "C2", "C0", "C1", "C2"], [s["color"] for s in styles])
         self.assertEqual(["-"] * 3 + ["--"] * 3, [s["linestyle"] for s in styles])
-        self.assertEqual("-", report.line_style(runs, {"arm": "x", "repeat": 5})["linestyle"])
+        self.assertEqual("-", plots.line_style(runs, {"arm": "x", "repeat": 5})["linestyle"])
 
 
 class PlottedTpsTest(unittest.TestCase):
@@ -797,7 +799,7 @@ class PlottedTpsTest(unittest.TestCase):
                             "sysbench-4096-report-glitch.txt")
         with open(path) as f:
             ivs = [iv for iv in map(sysbench.parse_interval, f) if iv]
-        tps = report.plotted_tps(ivs)
+        tps = plots.plotted_tps(ivs)
         self.assertEqual(len(ivs), len(tps))
         dropped = [iv["t"] for iv, v in zip(ivs, tps) if v is None]
         self.assertEqual([27.0], dropped)
@@ -805,8 +807,8 @@ class PlottedTpsTest(unittest.TestCase):
                          [v for v in tps if v is not None])
 
     def test_no_intervals_or_no_tps(self):
-        self.assertEqual([], report.plotted_tps([]))
-        self.assertEqual([None], report.plotted_tps([{"t": 1.0}]))
+        self.assertEqual([], plots.plotted_tps([]))
+        self.assertEqual([None], plots.plotted_tps([{"t": 1.0}]))
 
 
 class TruncationFiguresTest(unittest.TestCase):

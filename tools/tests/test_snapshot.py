@@ -25,7 +25,7 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from purgebench import bench, report, snapshot, stats  # noqa: E402
+from purgebench import bench, snapshot, stats  # noqa: E402
 from purgebench.plan import Arm  # noqa: E402
 from purgebench.server import Server, parse_backlog, parse_shutdown  # noqa: E402
 import test_insertbench_hook as hook  # noqa: E402
@@ -333,8 +333,8 @@ class PlotTest(unittest.TestCase):
         runs = [dict(view_opened_t=20.0, view_released_t=50.0, release_form="continue"),
                 dict(view_opened_t=20.5, view_released_t=51.0, release_form="continue"),
                 dict(view_opened_t=20.0, view_released_t=21.0, release_form="stop")]
-        self.assertEqual((20.25, 50.5), report.view_span(runs))
-        self.assertIsNone(report.view_span([{"arm": "x"}]))
+        self.assertEqual((20.25, 50.5), snapshot.view_span(runs))
+        self.assertIsNone(snapshot.view_span([{"arm": "x"}]))
 
 
 if __name__ == "__main__":

@@ -41,7 +41,34 @@ def get(name):
     return REGISTRY[name]
 
 
+def of(name):
+    """The Scenario of a name, or for a name the registry does not know (a
+    results directory of another version of the harness) one with the
+    interface's defaults: its plots, its measures."""
+    if name in REGISTRY:
+        return REGISTRY[name]
+    other = Scenario()
+    other.name = name
+    return other
+
+
+def sb_option_owner(option):
+    """The scenario whose own script alone takes an --sb-option
+    (Scenario.owns_sb_option()), or None: every other script takes it."""
+    return next((s for s in REGISTRY.values() if s.owns_sb_option(option)), None)
+
+
+def sb_options_for(test, options):
+    """The --sb-options (--KEY=VALUE) that a script gets: a scenario's own
+    script (own_script) those it owns, any other script those that no
+    scenario owns."""
+    own = [s for s in REGISTRY.values() if s.own_script and s.scale.get("test") == test]
+    return [o for o in options if sb_option_owner(o) in (own[:1] or [None])]
+
+
 SCENARIOS = tuple(REGISTRY)
+# plan.Arm.parse() reads the last '@' part of their arms' names as the step
+STEP_SCENARIOS.update(n for n, s in REGISTRY.items() if s.steps)
 # scenarios whose client (go-tpc) connects over TCP: the server then listens
 # on 127.0.0.1 only, on a free port
 TCP_SCENARIOS = tuple(n for n, s in REGISTRY.items() if s.tcp)

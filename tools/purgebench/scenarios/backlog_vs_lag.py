@@ -16,8 +16,9 @@
 throttle at each --lags target: the history against the target and the
 throughput it costs."""
 
-from .. import report, stats
+from .. import plots, stats
 from ..cells import held_table, target_sentences
+from ..plan import arm_of
 from .base import HistoryTable, sysbench_job, throttle_arms
 
 
@@ -57,7 +58,7 @@ class BacklogVsLag(HistoryTable):
         if ctx.sustained:       # purge-capacity ran too: tps over what purge sustained
             mine = ctx.sustained.get(ctx.server_of(arm))
             tps = stats.summary([x.get("tps") for x in rs])["median"]
-            row.append(mine and report.rel(stats.ratio(tps, mine[0])) or "")
+            row.append(mine and stats.rel_cell(stats.ratio(tps, mine[0])) or "")
         return row
 
     def header(self, ctx):
@@ -67,7 +68,21 @@ class BacklogVsLag(HistoryTable):
         return held_table(self.name, ctx.of(self.name))
 
     def headline(self, runs):
-        return target_sentences(self.name, self.key, runs)
+        return target_sentences(self.name, self.key, runs, self.unit(self.key))
+
+    def plots(self, plt, outdir, runs):
+        """Its history plots, and backlog-vs-lag.png: per throttle, what the
+        slow shutdown had to purge against the lag."""
+        arms = {}
+        for r in runs:
+            if r.get("lag"):
+                arms.setdefault(str(arm_of(r).replace(lag=None)), []).append(
+                    (r["lag"], r["backlog"]))
+        lags = sorted({r["lag"] for r in runs if r.get("lag")})
+        return super().plots(plt, outdir, runs) + [plots.arm_lines(
+            plt, outdir, "backlog-vs-lag.png", arms, "innodb_max_purge_lag",
+            "to purge at slow shutdown", xscale=("log", {}), yscale=("symlog", {}),
+            extra=lambda ax: ax.plot(lags, lags, "k--", label="backlog = lag"))]
 
 
 SCENARIO = BacklogVsLag()

@@ -24,21 +24,35 @@ passed to each method as `bench`: it starts the servers (start_all(),
 use()), plans the runs over them (plan(), interleaved), makes one measured
 run (run_arm()) and logs (log()); a scenario never imports it."""
 
-from .. import stats, workloads
+from .. import plots, setpoint, stats, workloads
 from ..cells import (DRAIN, DRAIN_HEADER, LATENCY_HEADER, backlog_cell, latency_cell, mmm,
                      paired_ratio, relative_header)
 from ..plan import Arm, arm_of, rotate
+
+
+# what `purgebench compare` compares of a scenario's runs (Scenario.measures):
+# (run key, column title, less is better, decimals), in the order of its table
+THROUGHPUT = (("tps", "tps", False, 0), ("qps", "qps", False, 0))
+COSTS = (("lat_p95_ms", "latency p95 ms", True, 1), ("lat_p99_ms", "latency p99 ms", True, 1),
+         ("history_p95", "history p95", True, 0), ("history_max", "history max", True, 0),
+         ("backlog", "to purge at slow shutdown", True, 0))
+REDO_PER_TRX = (("redo_bytes_per_trx", "redo bytes/trx", True, 1),)
 
 
 class Scenario:
     name = ""
     scale = {}          # key: (default, --full)
     options = ()        # the command line's scenario options it uses ("--threads", ...)
+    own_options = ()    # options that only it takes: given without it, an error
     ignores = {}        # option: what it does instead (the note of --check-args)
     tcp = False         # its client connects over TCP (go-tpc)
     throttles = False   # runs the throttles' arms (a stock server lacks some)
     steps = False       # each arm runs at several steps, named ARM@STEP
+    own_script = False  # its script takes --sb-options of its own (owns_sb_option())
     headline_order = None   # its place among the summary's opening sentences
+    key = "tps"         # the run's key of the throughput its answer is given in
+    measures = THROUGHPUT + COSTS + REDO_PER_TRX    # what compare compares
+    dry_run_note = None     # what --dry-run says of its plan beside the runs
 
     # -- the Workloader interface ----------------------------------------
     def prepare(self, bench):
@@ -58,6 +72,27 @@ class Scenario:
         """A run's consistency check (go-tpc's): a dict added to its result,
         or None when the scenario has none."""
         return None
+
+    # -- its options ------------------------------------------------------
+    def check_options(self, args):
+        """What in the parsed options it cannot run with (a message naming
+        the fix), before anything is set up; None when it can."""
+        return None
+
+    def refuse_sb_option(self, key):
+        """Why --sb-option KEY=... may not be given (its script's option that
+        the harness sets itself), or None."""
+        return None
+
+    def owns_sb_option(self, option):
+        """Whether an --sb-option (--KEY=VALUE) is for its own script alone
+        (own_script); the other scripts get those that no scenario owns."""
+        return False
+
+    def most_threads(self, args, full):
+        """The most client threads it runs beyond --threads (each server's
+        max_connections is sized for the largest of a run)."""
+        return 0
 
     # -- its plan ---------------------------------------------------------
     def pick(self, key, full):
@@ -92,6 +127,10 @@ class Scenario:
         return rotate(runs, repeat)
 
     # -- its report -------------------------------------------------------
+    def share(self, ctx):
+        """What its runs tell the tables of the others (set on ctx, a
+        TableContext), before any table is drawn."""
+
     def tables(self, ctx):
         """[(title, header, rows)] of its runs (ctx: TableContext)."""
         return []
@@ -100,16 +139,45 @@ class Scenario:
         """[(title, [sentence])]: its part of the summary's opening."""
         return []
 
+    def plots(self, plt, outdir, runs):
+        """Its PNG plots of its runs (plt: matplotlib.pyplot), their names:
+        the history, tps and latency over time, and per arm with a target
+        the set-point tracking (setpoint.plot())."""
+        made = [plots.history_tps(plt, outdir, self.name, runs, self.plot_label,
+                                  self.plot_marks)]
+        tracked = setpoint.plot(plt, outdir, self.name, runs)
+        return made + ([tracked] if tracked else [])
+
+    def plot_label(self, run, style):
+        """A run's label on the history plot (it may change the run's style)."""
+        return plots.default_label(run, style)
+
+    plot_marks = None   # (axes, runs): more on the history plot's panels
+
+    # -- compare (purgebench compare) -------------------------------------
+    def value(self, run, key):
+        """A run's measure (a key of measures)."""
+        return run.get(key)
+
+    def throughput(self, runs):
+        """The measure its answer is given in, for these runs."""
+        return self.key
+
+    def unit(self, key):
+        """A measure's name in a sentence: its column title."""
+        return next((m[1] for m in self.measures if m[0] == key), key)
+
 
 class TableContext:
     """What a scenario's tables are drawn from: all the runs, the servers
-    (the first the reference), the runs by (scenario, Arm), what purge
-    sustained per server (purge-capacity, when it ran)."""
+    (the first the reference), the runs by (scenario, Arm), and what a
+    scenario's share() set for the others: what purge sustained per server
+    (purge-capacity, when it ran)."""
 
-    def __init__(self, runs, targets, sustained):
+    def __init__(self, runs, targets, sustained=None):
         self.runs = runs
         self.targets = targets
-        self.sustained = sustained
+        self.sustained = sustained or {}    # set by purge-capacity's share()
         self.by = {}
         for r in runs:
             self.by.setdefault((r["scenario"], arm_of(r)), []).append(r)
@@ -131,8 +199,8 @@ def med(rs, k):
 class ArmTable(Scenario):
     """A scenario whose table has a row per arm (sysbench's scenarios but
     thread-sweep): row() and header() are its own; with several servers a
-    last column holds each arm over the first server's, paired by repeat."""
-    key = "tps"         # the throughput compared
+    last column holds each arm over the first server's, paired by repeat
+    (of its key, the throughput compared)."""
 
     def bases(self, ctx, arms):
         """Each arm's reference runs (its relative column), on its server."""

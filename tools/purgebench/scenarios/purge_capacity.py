@@ -18,7 +18,7 @@ what it has not parsed, else by the history)."""
 
 from .. import sysbench
 from ..cells import fmt, mmm
-from ..plan import Arm
+from ..plan import Arm, arm_of
 from .base import ArmTable, med, sysbench_job
 
 # the fork's count of committed transactions that purge has not parsed yet
@@ -32,6 +32,8 @@ class PurgeCapacity(ArmTable):
                  rates=((500, 1000, 2000, 4000, 8000), (500, 1000, 2000, 4000, 8000, 16000)))
     options = ("--threads", "--tables", "--rows", "--rates", "--workload")
     steps = True
+    dry_run_note = ("every rate listed; a server stops at the first rate its purge does not "
+                    "keep up with")
 
     def prepare(self, bench):
         return sysbench_job(bench, self)
@@ -59,6 +61,14 @@ class PurgeCapacity(ArmTable):
                     going.remove(t)
             if not going:
                 break
+
+    def share(self, ctx):
+        """What purge sustained on each server (sustained_by_purge()), for
+        backlog-vs-lag's column and its own last table."""
+        for t in ctx.targets:
+            v = sustained_by_purge([r for r in ctx.of(self.name) if t.owns(arm_of(r))])
+            if v:
+                ctx.sustained[t] = v
 
     def row(self, ctx, arm, rs, base):
         unparsed = [s.get(UNPARSED) for s in rs[0]["samples"] if s.get(UNPARSED) is not None]

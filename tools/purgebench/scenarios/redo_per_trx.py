@@ -15,9 +15,9 @@
 """redo-per-trx: redo bytes per transaction at a few thread counts, the
 compact against the generic undo-page-init record."""
 
-from .. import report, stats
+from .. import plots, stats
 from ..cells import mmm
-from ..plan import Arm, rotate
+from ..plan import Arm, arm_of, rotate
 from .base import ArmTable, med, sysbench_job
 
 
@@ -52,10 +52,22 @@ class RedoPerTrx(ArmTable):
         ratio = stats.ratio(med(rs, "redo_bytes_per_trx")["median"],
                             med(partner, "redo_bytes_per_trx")["median"])
         return [str(arm), mmm(med(rs, "tps")), mmm(med(rs, "redo_bytes_per_trx"), 1),
-                report.rel(ratio)]
+                stats.rel_cell(ratio)]
 
     def header(self, ctx):
         return ["arm@threads", "tps", "redo bytes/trx", "bytes/trx vs compact"]
+
+
+    def plots(self, plt, outdir, runs):
+        """Its history plots, and redo-per-trx.png: redo bytes per
+        transaction against threads, a line per arm."""
+        arms = {}
+        for r in runs:
+            arms.setdefault(str(arm_of(r).replace(step=None)), []).append(
+                (r["threads"], r["redo_bytes_per_trx"]))
+        return super().plots(plt, outdir, runs) + [plots.arm_lines(
+            plt, outdir, "redo-per-trx.png", arms, "threads", "redo bytes per transaction",
+            xscale=("log", {"base": 2}), legend_size=None)]
 
 
 SCENARIO = RedoPerTrx()

@@ -64,5 +64,30 @@ class SnapshotRelease(Scenario):
     def headline(self, runs):
         return snapshot.headline(runs)
 
+    def plot_label(self, run, style):
+        """Its form beside a run's name; the stop form's lines dotted."""
+        label = super().plot_label(run, style)
+        if run.get("release_form"):
+            label += f" ({run['release_form']})"
+            if run["release_form"] == "stop":
+                style["linestyle"] = ":"
+        return label
+
+    @staticmethod
+    def plot_marks(axes, runs):
+        """Where the read view was held (the median of the runs' times; the
+        load's start differs by a second): shaded, from its opening
+        (dashed) to its release (solid)."""
+        view = snapshot.view_span(runs)
+        if not view:
+            return
+        for ax in axes:
+            ax.axvspan(view[0], view[1], color="0.88", zorder=0)
+            ax.axvline(view[0], color="0.4", linestyle="--", linewidth=1)
+            ax.axvline(view[1], color="0.4", linestyle="-", linewidth=1)
+        top = axes[0]
+        top.text(view[0], 1.01, " view opened", transform=top.get_xaxis_transform(), fontsize=7)
+        top.text(view[1], 1.01, " released", transform=top.get_xaxis_transform(), fontsize=7)
+
 
 SCENARIO = SnapshotRelease()

@@ -15,6 +15,8 @@
 """thread-sweep (MDEV-16168): oltp_update_non_index over 1..4096 threads,
 two builds or settings: tps and latency per thread count and arm."""
 
+import os
+
 from .. import stats
 from ..cells import fmt, paired_ratio, short
 from ..plan import DEFAULT_SWITCH, arm_of, sweep_arms, sweep_plan
@@ -27,6 +29,7 @@ class ThreadSweep(Scenario):
                  threads=((1, 4, 16, 64, 256, 1024), (1, 4, 16, 64, 256, 1024, 4096)),
                  time=(20, 60))
     options = ("--tables", "--rows", "--workload")
+    own_options = ("--sweep-threads", "--switch")
     ignores = {"--threads": "its thread counts are --sweep-threads'"}
     steps = True
     headline_order = 5
@@ -36,6 +39,9 @@ class ThreadSweep(Scenario):
         server as it is (plan.sweep_arms())."""
         return sweep_arms(bench.args.switch, len(bench.targets) > 1,
                           bench.has_var(t, DEFAULT_SWITCH[0]))
+
+    def most_threads(self, args, full):
+        return max(list(args.sweep_threads or []) + list(self.pick("threads", full)))
 
     def prepare(self, bench):
         return sysbench_job(bench, self)
@@ -48,6 +54,9 @@ class ThreadSweep(Scenario):
 
     def tables(self, ctx):
         return [sweep_table(ctx.of(self.name))]
+
+    def plots(self, plt, outdir, runs):
+        return [sweep_plot(plt, outdir, runs)]
 
     def headline(self, runs):
         if not runs:
@@ -93,6 +102,37 @@ def sweep_table(runs):
                 for arm in arms[1:]]
         rows.append(row)
     return "thread-sweep", header, rows
+
+
+def sweep_plot(plt, outdir, runs):
+    """thread-sweep.png: tps and latency p95 against threads (log2 axis, as
+    the seed's), a line per arm through the medians of its repeats."""
+    by = {}
+    for r in runs:
+        arm = arm_of(r)
+        by.setdefault(str(arm.replace(step=None)), {}).setdefault(int(arm.step), []).append(r)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    for arm, points in by.items():
+        xs = sorted(points)
+        ax1.plot(xs, [stats.summary([r.get("tps") for r in points[x]])["median"] for x in xs],
+                 "o-", label=arm)
+        ax2.plot(xs, [stats.summary([r.get("lat_p95_ms") for r in points[x]])["median"]
+                      for x in xs], "o-", label=arm)
+    ax1.set_xscale("log", base=2)
+    points = sorted({x for p in by.values() for x in p})
+    ax2.set_xticks(points)
+    ax2.set_xticklabels([str(x) for x in points])
+    ax2.minorticks_off()
+    ax1.set_ylabel("tps (median of repeats)")
+    ax2.set_ylabel("latency p95 (ms)")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("threads")
+    ax1.legend(fontsize=8)
+    ax1.set_title("thread-sweep")
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "thread-sweep.png"), dpi=80)
+    plt.close(fig)
+    return "thread-sweep.png"
 
 
 SCENARIO = ThreadSweep()

@@ -18,10 +18,9 @@ loaded once per server and every run starts from a copy of it
 each --lags target; go-tpc's consistency check after every run."""
 
 from .. import gotpc, stats
-from ..cells import held_table, paired_ratio, spread, target_sentences
+from ..cells import fmt, held_table, paired_ratio, spread, target_sentences
 from ..plan import arm_of
-from ..report import fmt
-from .base import Scenario, throttle_arms
+from .base import COSTS, REDO_PER_TRX, THROUGHPUT, Scenario, throttle_arms
 
 
 class Tpcc(Scenario):
@@ -35,6 +34,8 @@ class Tpcc(Scenario):
     tcp = True
     throttles = True
     key = "tpmc"
+    analytical = False  # analytical query threads beside TPC-C's (ch)
+    measures = THROUGHPUT + (("tpmc", "tpmC", False, 0),) + COSTS + REDO_PER_TRX
     headline_order = 1
 
     def arms(self, lag, wanted, fork, no_throttle):
@@ -92,10 +93,11 @@ class Tpcc(Scenario):
 
     def tables(self, ctx):
         mine = ctx.of(self.name)
-        return gotpc_tables(self.name, mine) + held_table(self.name, mine)
+        return (gotpc_tables(self.name, mine, analytical=self.analytical)
+                + held_table(self.name, mine))
 
     def headline(self, runs):
-        return target_sentences(self.name, self.key, runs)
+        return target_sentences(self.name, self.key, runs, self.unit(self.key))
 
 
 class Ch(Tpcc):
@@ -103,18 +105,22 @@ class Ch(Tpcc):
     scale = dict(test="go-tpc ch", warehouses=(2, 10), threads=(32, 64), time=(90, 1800),
                  ac_threads=(1, 2), lags=((10000,), (500000,)))
     options = Tpcc.options + ("--ac-threads",)
+    measures = (THROUGHPUT + (("tpmc", "tpmC", False, 0),
+                              ("ac_queries_per_hour", "analytical queries/h", False, 0))
+                + COSTS + REDO_PER_TRX)
+    analytical = True
     headline_order = 2
 
     def ac_threads(self, bench):
         return bench.args.ac_threads or self.pick("ac_threads", bench.full)
 
 
-def gotpc_tables(sc, runs):
+def gotpc_tables(sc, runs, analytical=False):
     """tpcc / ch: per arm tpmC and NOPM, New-Order and Payment latency, the
     history, the backlog at slow shutdown, the check and the errors, and
-    tpmC over the unthrottled run of the same repeat (and server); for ch
-    also the analytical queries per hour and how much of the unparsed
-    history the oldest read view held back."""
+    tpmC over the unthrottled run of the same repeat (and server); with
+    analytical threads (ch) also the analytical queries per hour and how
+    much of the unparsed history the oldest read view held back."""
     by = {}         # Arm: [run]
     for r in runs:
         by.setdefault(arm_of(r), []).append(r)
@@ -129,7 +135,7 @@ def gotpc_tables(sc, runs):
               "history p95", "history max", "to purge at slow shutdown",
               "throttle in force (% of samples)", "check", "_ERR (error lines)",
               "tpmC / unthrottled"]
-    if sc == "ch":
+    if analytical:
         header[-1:-1] = ["analytical queries/h", "unparsed, of it blocked by a read view"]
     rows = []
     for arm, rs in by.items():
@@ -141,7 +147,7 @@ def gotpc_tables(sc, runs):
                f"{sum(r.get('errors') or 0 for r in rs)} "
                f"({sum(r.get('error_lines') or 0 for r in rs)})",
                paired_ratio(rs, ref, "tpmc")]
-        if sc == "ch":
+        if analytical:
             row[-1:-1] = [spread(rs, "ac_queries_per_hour"),
                           f"{spread(rs, 'held_unparsed')}, {spread(rs, 'held_view_blocked')}"]
         rows.append(row)
