@@ -49,6 +49,15 @@ class Layout(unittest.TestCase):
             pkg = name if is_pkg else name.rpartition(".")[0]
             deps = set()
             for node in ast.parse(text, rel).body:
+                if isinstance(node, ast.ImportFrom) and not node.level and (
+                        node.module or "").split(".")[0] == "purgebench":
+                    # from purgebench[.x] import y: as from .[x] import y here
+                    node = ast.ImportFrom(node.module.partition(".")[2] or None, node.names,
+                                          len(pkg.split(".")) + 1 if pkg else 1)
+                elif isinstance(node, ast.Import):
+                    deps.update(a.name.partition(".")[2] for a in node.names
+                                if a.name.startswith("purgebench."))
+                    continue
                 if isinstance(node, ast.ImportFrom) and node.level:
                     base = pkg.split(".") if pkg else []
                     base = base[:len(base) - node.level + 1]
@@ -61,6 +70,9 @@ class Layout(unittest.TestCase):
                             os.path.join(path, "__init__.py")) else target)
             graph[name] = deps - {name, "", "__init__"}
         self.assertIn("scenarios.base", graph["scenarios.tpcc"])
+        self.assertIn("scenarios", graph["report"])         # a package is a node too
+        # every module of the package is a node of the graph
+        self.assertEqual(len(list(sources())), len(graph))
         done, path = set(), []
 
         def visit(m):
@@ -75,6 +87,24 @@ class Layout(unittest.TestCase):
             done.add(m)
         for m in sorted(graph):
             visit(m)
+
+    def test_no_method_repeated_across_scenarios(self):
+        """What several scenarios share is in a class of scenarios/base.py
+        (Sysbench: prepare(), run_one(); Throttled: arms(), lags();
+        Scenario: own_runs(), lag_runs(), ...), not copied into each."""
+        seen = {}
+        for rel, text in sources():
+            if not rel.startswith("scenarios" + os.sep):
+                continue
+            for cls in ast.walk(ast.parse(text, rel)):
+                if not isinstance(cls, ast.ClassDef):
+                    continue
+                for fn in cls.body:
+                    if isinstance(fn, ast.FunctionDef):
+                        body = fn.body[1:] if ast.get_docstring(fn) else fn.body
+                        key = (fn.name, ast.dump(ast.Module(body, [])))
+                        seen.setdefault(key, []).append(f"{rel}:{cls.name}")
+        self.assertEqual({}, {k[0]: v for k, v in seen.items() if len(v) > 1})
 
     def test_a_module_per_scenario_in_the_registry(self):
         files = sorted(f[:-3] for f in os.listdir(os.path.join(PKG, "scenarios"))
@@ -117,9 +147,10 @@ class Layout(unittest.TestCase):
         self.assertEqual(4, plan.Arm.parse("formula@4", "backlog-vs-lag").lag)
 
     def test_one_place_builds_the_rotated_run_list(self):
-        """rotate() is called only by the planning helpers and the scenarios
-        whose arms are not unthrottled plus each lag; the lag scenarios go
-        through Scenario.lag_runs()."""
+        """rotate() is called only by the planning helpers: thread-sweep's
+        sweep_plan(), Scenario.own_runs() (a scenario's own arms) and
+        Scenario.lag_runs() (unthrottled plus each lag), which the lag
+        scenarios go through."""
         callers = []
         for rel, text in sources():
             for node in ast.walk(ast.parse(text, rel)):
@@ -128,9 +159,8 @@ class Layout(unittest.TestCase):
                     callers.append(rel)
         self.assertEqual(sorted(callers), sorted([
             "plan.py",                          # sweep_plan()
-            os.path.join("scenarios", "base.py"),           # lag_runs()
-            os.path.join("scenarios", "history_growth.py"),
-            os.path.join("scenarios", "redo_per_trx.py")]))
+            os.path.join("scenarios", "base.py"),           # own_runs(), lag_runs()
+            os.path.join("scenarios", "base.py")]))
         for name in ("backlog-vs-lag", "tpcc", "ch", "insert-benchmark", "snapshot-release"):
             with self.subTest(scenario=name):
                 with open(sys.modules[type(scenarios.get(name)).__module__].__file__) as f:

@@ -17,12 +17,12 @@ throttle at each --lags target: the history against the target and the
 throughput it costs."""
 
 from .. import plots, stats
-from ..cells import held_table, target_sentences
+from ..cells import held_table
 from ..plan import arm_of
-from .base import HistoryTable, sysbench_job, throttle_arms
+from .base import HistoryTable, Sysbench, Throttled
 
 
-class BacklogVsLag(HistoryTable):
+class BacklogVsLag(Throttled, Sysbench, HistoryTable):
     name = "backlog-vs-lag"
     # 256 writers outrun purge here: the unthrottled history passes the
     # 10k target, so that the throttles have something to do
@@ -30,24 +30,15 @@ class BacklogVsLag(HistoryTable):
                  threads=(256, 256), time=(60, 120),
                  lags=((10000,), (10000, 100000, 500000)))
     options = ("--threads", "--tables", "--rows", "--lags", "--arms", "--workload")
-    throttles = True
     key = "qps"
     relative_name = "qps / unthrottled"
     headline_order = 0
 
-    def arms(self, lag, wanted, fork, no_throttle):
-        return throttle_arms(lag, wanted, fork)
-
-    def prepare(self, bench):
-        return sysbench_job(bench, self)
-
     def run(self, bench, job):
-        threads = bench.args.threads or self.pick("threads", bench.full)
-        lags = bench.args.lags or self.pick("lags", bench.full)
+        threads, lags = self.threads(bench), self.lags(bench)
         for r in range(1, job["repeats"] + 1):
             for t, arm, st, extra in self.lag_runs(bench, lags, r):
-                bench.run_arm(t, self.name, arm, st, job["test"], job["tables"], job["rows"],
-                              threads, job["seconds"], r, extra=extra)
+                self.run_one(bench, job, t, arm, st, threads, r, extra=extra)
 
     def bases(self, ctx, arms):
         """Each arm over the unthrottled arm of its server."""
@@ -66,9 +57,6 @@ class BacklogVsLag(HistoryTable):
 
     def extra_tables(self, ctx):
         return held_table(self.name, ctx.of(self.name))
-
-    def headline(self, runs):
-        return target_sentences(self.name, self.key, runs, self.unit(self.key))
 
     def plots(self, plt, outdir, runs):
         """Its history plots, and backlog-vs-lag.png: per throttle, what the

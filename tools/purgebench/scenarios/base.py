@@ -26,7 +26,7 @@ run (run_arm()) and logs (log()); a scenario never imports it."""
 
 from .. import plots, setpoint, stats, workloads
 from ..cells import (DRAIN, DRAIN_HEADER, LATENCY_HEADER, backlog_cell, latency_cell, mmm,
-                     paired_ratio, relative_header)
+                     paired_ratio, relative_header, target_sentences)
 from ..plan import Arm, arm_of, rotate
 
 
@@ -109,6 +109,16 @@ class Scenario:
         fork, whether the server has the fork's throttle variables;
         no_throttle, its settings of a run without throttle."""
         return [(Arm("no-throttle"), no_throttle)]
+
+    def threads(self, bench):
+        """Its client threads: --threads, or its scale's."""
+        return bench.args.threads or self.pick("threads", bench.full)
+
+    def own_runs(self, bench, repeat):
+        """A repeat's run list of a scenario whose arms are its own (not
+        unthrottled plus each lag): arms_on() interleaved over the servers,
+        rotated by one arm per repeat (plan.rotate())."""
+        return rotate(bench.plan(self.name), repeat)
 
     def lag_runs(self, bench, lags, repeat, unthrottled_extra=None, forms=None):
         """The one place that builds a repeat's run list of the scenarios
@@ -269,17 +279,44 @@ def throttle_arms(lag, wanted, fork):
     return [(Arm(m, lag), dict(base, **st)) for m, st in modes.items() if m in wanted]
 
 
-def sysbench_job(bench, scenario):
-    """Start the servers and log what a sysbench scenario runs: its script
-    (--workload or its own), tables, rows, seconds and repeats."""
-    a = bench.args
-    job = dict(test=bench.workload(scenario.name),
-               tables=a.tables or scenario.pick("tables", bench.full),
-               rows=a.rows or scenario.pick("rows", bench.full),
-               seconds=a.time or scenario.pick("time", bench.full), repeats=a.repeats)
-    bench.start_all()
-    bench.log(f"== {scenario.name}: {workloads.label(job['test'])}"
-              + (f" {' '.join(bench.sb_extra)}" if bench.sb_extra else "")
-              + f", {job['tables']} x {job['rows']} rows, {job['seconds']}s, "
-              f"{job['repeats']} repeat(s)")
-    return job
+class Sysbench(Scenario):
+    """A scenario whose client is sysbench on the sbtest tables: prepare()
+    starts the servers and says what it runs, its job (its script,
+    --workload or its own; tables, rows, seconds, repeats); run_one() makes
+    one run of that job."""
+
+    def prepare(self, bench):
+        a = bench.args
+        job = dict(test=bench.workload(self.name),
+                   tables=a.tables or self.pick("tables", bench.full),
+                   rows=a.rows or self.pick("rows", bench.full),
+                   seconds=a.time or self.pick("time", bench.full), repeats=a.repeats)
+        bench.start_all()
+        bench.log(f"== {self.name}: {workloads.label(job['test'])}"
+                  + (f" {' '.join(bench.sb_extra)}" if bench.sb_extra else "")
+                  + f", {job['tables']} x {job['rows']} rows, {job['seconds']}s, "
+                  f"{job['repeats']} repeat(s)")
+        return job
+
+    def run_one(self, bench, job, t, arm, settings, threads, repeat, seconds=None, **kw):
+        """One measured run of the job (bench.run_arm(); seconds: the job's
+        unless given); its result, or None when it failed."""
+        return bench.run_arm(t, self.name, arm, settings, job["test"], job["tables"],
+                             job["rows"], threads, seconds or job["seconds"], repeat, **kw)
+
+
+class Throttled(Scenario):
+    """A scenario with targets: the unthrottled arm, then each throttle
+    that --arms asks for at each lag (throttle_arms(), lag_runs())."""
+    throttles = True
+
+    def arms(self, lag, wanted, fork, no_throttle):
+        return throttle_arms(lag, wanted, fork)
+
+    def lags(self, bench):
+        """Its targets: --lags, or its scale's."""
+        return bench.args.lags or self.pick("lags", bench.full)
+
+    def headline(self, runs):
+        """Per target, a sentence per arm (cells.target_sentences())."""
+        return target_sentences(self.name, self.key, runs, self.unit(self.key))

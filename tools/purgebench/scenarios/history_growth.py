@@ -15,11 +15,11 @@
 """history-growth: oltp_read_write at a few threads, without throttle and
 with the adaptive throttle at 1000: how the history grows."""
 
-from ..plan import Arm, rotate
-from .base import HistoryTable, sysbench_job
+from ..plan import Arm
+from .base import HistoryTable, Sysbench
 
 
-class HistoryGrowth(HistoryTable):
+class HistoryGrowth(Sysbench, HistoryTable):
     name = "history-growth"
     scale = dict(test="oltp_read_write", tables=(4, 4), rows=(20000, 100000),
                  threads=(4, 4), time=(40, 300))
@@ -33,15 +33,11 @@ class HistoryGrowth(HistoryTable):
                                                  "innodb_purge_throttle": "adaptive"}))
         return arms
 
-    def prepare(self, bench):
-        return sysbench_job(bench, self)
-
     def run(self, bench, job):
         threads = self.pick("threads", bench.full)
         for r in range(1, job["repeats"] + 1):
-            for t, arm, st in rotate(bench.plan(self.name), r):     # interleaved arms
-                bench.run_arm(t, self.name, arm, st, job["test"], job["tables"], job["rows"],
-                              threads, job["seconds"], r)
+            for t, arm, st in self.own_runs(bench, r):      # interleaved arms
+                self.run_one(bench, job, t, arm, st, threads, r)
 
     def bases(self, ctx, arms):
         """Each arm over its server's first arm."""

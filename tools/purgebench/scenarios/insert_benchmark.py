@@ -21,7 +21,7 @@ import os
 
 from .. import insertbench
 from ..plan import arm_of
-from .base import COSTS, Scenario, throttle_arms
+from .base import COSTS, Throttled
 
 
 def ib_plan(args):
@@ -33,7 +33,7 @@ def ib_plan(args):
                                   table_rows=args.rows, query_seconds=args.time)
 
 
-class InsertBenchmark(Scenario):
+class InsertBenchmark(Throttled):
     name = insertbench.SCENARIO
     # the Insert Benchmark's steps on one table (insertbench.plan_steps():
     # rows = the table's, l.i1 and l.i2 insert 40% and 10% of it; time = each
@@ -45,7 +45,6 @@ class InsertBenchmark(Scenario):
                  time=tuple(insertbench.SIZES[f]["query_seconds"] for f in (False, True)),
                  lags=((10000,), (10000,)))
     options = ("--threads", "--rows", "--lags", "--arms")
-    throttles = True
     steps = True
     own_script = True   # the script's own options (ib_*) go to it alone
     headline_order = 3
@@ -70,9 +69,6 @@ class InsertBenchmark(Scenario):
     def owns_sb_option(self, option):
         return insertbench.is_script_option(option)
 
-    def arms(self, lag, wanted, fork, no_throttle):
-        return throttle_arms(lag, wanted, fork)
-
     def prepare(self, bench):
         steps = ib_plan(bench.args)
         bench.start_all()
@@ -90,8 +86,7 @@ class InsertBenchmark(Scenario):
         """Each arm in turn (rotated per repeat as a whole) runs every step on
         a table of its own, prepared afresh; the steps of an arm share the
         table."""
-        steps = job["steps"]
-        lags = bench.args.lags or self.pick("lags", bench.full)
+        steps, lags = job["steps"], self.lags(bench)
         for r in range(1, bench.args.repeats + 1):
             # rotate whole arms: each arm runs all its steps in order
             for t, arm, st, extra in self.lag_runs(bench, lags, r):

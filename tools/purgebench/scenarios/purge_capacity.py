@@ -19,13 +19,13 @@ what it has not parsed, else by the history)."""
 from .. import sysbench
 from ..cells import fmt, mmm
 from ..plan import Arm, arm_of
-from .base import ArmTable, med, sysbench_job
+from .base import ArmTable, Sysbench, med
 
 # the fork's count of committed transactions that purge has not parsed yet
 UNPARSED = "innodb_purge_unparsed_trx"
 
 
-class PurgeCapacity(ArmTable):
+class PurgeCapacity(Sysbench, ArmTable):
     name = "purge-capacity"
     scale = dict(test="oltp_write_only", tables=(5, 5), rows=(5000, 5000),
                  threads=(16, 64), time=(20, 60),
@@ -35,21 +35,17 @@ class PurgeCapacity(ArmTable):
     dry_run_note = ("every rate listed; a server stops at the first rate its purge does not "
                     "keep up with")
 
-    def prepare(self, bench):
-        return sysbench_job(bench, self)
-
     def run(self, bench, job):
-        threads = bench.args.threads or self.pick("threads", bench.full)
+        threads = self.threads(bench)
         going = list(bench.targets)      # servers whose purge kept up so far
         # last, unpaced: whether purge keeps up with all the load can give
         for rate in list(bench.args.rates or self.pick("rates", bench.full)) + [None]:
             step = Arm("rate").at(rate or "max")
             for t, arm, st in bench.plan(self.name, fixed=[(step, {"innodb_max_purge_lag": 0})],
                                          targets=going):
-                res = bench.run_arm(t, self.name, arm, st, job["test"], job["tables"],
-                                    job["rows"], threads, job["seconds"], 1, rate=rate,
-                                    extra={"target_rate": rate},
-                                    client_short=sysbench.rate_not_reached)
+                res = self.run_one(bench, job, t, arm, st, threads, 1, rate=rate,
+                                   extra={"target_rate": rate},
+                                   client_short=sysbench.rate_not_reached)
                 if res is None:         # failed: no higher rate on this server
                     going.remove(t)
                     continue

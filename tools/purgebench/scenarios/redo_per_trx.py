@@ -17,11 +17,11 @@ compact against the generic undo-page-init record."""
 
 from .. import plots, stats
 from ..cells import mmm
-from ..plan import Arm, arm_of, rotate
-from .base import ArmTable, med, sysbench_job
+from ..plan import Arm, arm_of
+from .base import ArmTable, Sysbench, med
 
 
-class RedoPerTrx(ArmTable):
+class RedoPerTrx(Sysbench, ArmTable):
     name = "redo-per-trx"
     scale = dict(test="oltp_update_non_index", tables=(1, 1), rows=(10000, 1000000),
                  threads=((1, 4, 16), (1, 2, 4, 8, 16, 32, 64)), time=(10, 60))
@@ -34,15 +34,11 @@ class RedoPerTrx(ArmTable):
                     (Arm("generic"), {"innodb_undo_log_compact_init": "OFF"})]
         return [(Arm("stock"), {})]
 
-    def prepare(self, bench):
-        return sysbench_job(bench, self)
-
     def run(self, bench, job):
         for threads in self.pick("threads", bench.full):
             for r in range(1, job["repeats"] + 1):
-                for t, arm, st in rotate(bench.plan(self.name), r):
-                    bench.run_arm(t, self.name, arm.at(threads), st, job["test"],
-                                  job["tables"], job["rows"], threads, job["seconds"], r)
+                for t, arm, st in self.own_runs(bench, r):
+                    self.run_one(bench, job, t, arm.at(threads), st, threads, r)
 
     def row(self, ctx, arm, rs, base):
         # its own server's compact arm, else A's (stock has none)

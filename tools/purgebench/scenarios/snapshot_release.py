@@ -18,10 +18,10 @@ each throttle at each lag) once per form, a read view held for --hold s
 after --time s of load, then released."""
 
 from .. import snapshot
-from .base import Scenario, sysbench_job, throttle_arms
+from .base import Sysbench, Throttled
 
 
-class SnapshotRelease(Scenario):
+class SnapshotRelease(Throttled, Sysbench):
     name = snapshot.SCENARIO
     # a read view held for `hold` s under backlog-vs-lag's load, after `time`
     # s of load, then released; the load goes on for 30 s and `time` s more
@@ -31,22 +31,14 @@ class SnapshotRelease(Scenario):
                  lags=((10000,), (10000,)))
     options = ("--threads", "--tables", "--rows", "--lags", "--arms", "--hold",
                "--release-forms", "--workload")
-    throttles = True
     headline_order = 4
-
-    def arms(self, lag, wanted, fork, no_throttle):
-        return throttle_arms(lag, wanted, fork)
-
-    def prepare(self, bench):
-        return sysbench_job(bench, self)
 
     def run(self, bench, job):
         """The load goes on for AFTER_S + --time s more after the release
         (continue) or stops at it (stop)."""
         a, before = bench.args, job["seconds"]
-        threads = a.threads or self.pick("threads", bench.full)
+        threads, lags = self.threads(bench), self.lags(bench)
         hold = a.hold or self.pick("hold", bench.full)
-        lags = a.lags or self.pick("lags", bench.full)
         forms = a.release_forms or list(snapshot.FORMS)
         bench.log(f"   view held {hold} s after {before} s of load; forms: {', '.join(forms)}")
         for r in range(1, job["repeats"] + 1):
@@ -54,9 +46,8 @@ class SnapshotRelease(Scenario):
                 form = extra["release_form"]
                 seconds = before + hold + (snapshot.AFTER_S + before if form == "continue"
                                            else 0)
-                bench.run_arm(t, self.name, arm, st, job["test"], job["tables"], job["rows"],
-                              threads, seconds, r, extra=extra,
-                              view=(before, hold if form == "continue" else None))
+                self.run_one(bench, job, t, arm, st, threads, r, seconds, extra=extra,
+                             view=(before, hold if form == "continue" else None))
 
     def tables(self, ctx):
         return snapshot.table(ctx.of(self.name))

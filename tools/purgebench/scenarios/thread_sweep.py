@@ -20,10 +20,10 @@ import os
 from .. import stats
 from ..cells import fmt, paired_ratio, short
 from ..plan import DEFAULT_SWITCH, arm_of, sweep_arms, sweep_plan
-from .base import Scenario, sysbench_job
+from .base import Sysbench
 
 
-class ThreadSweep(Scenario):
+class ThreadSweep(Sysbench):
     name = "thread-sweep"
     scale = dict(test="oltp_update_non_index", tables=(1, 1), rows=(100000, 1000000),
                  threads=((1, 4, 16, 64, 256, 1024), (1, 4, 16, 64, 256, 1024, 4096)),
@@ -43,14 +43,10 @@ class ThreadSweep(Scenario):
     def most_threads(self, args, full):
         return max(list(args.sweep_threads or []) + list(self.pick("threads", full)))
 
-    def prepare(self, bench):
-        return sysbench_job(bench, self)
-
     def run(self, bench, job):
         points = bench.args.sweep_threads or self.pick("threads", bench.full)
         for threads, r, t, arm, st in sweep_plan(points, bench.plan(self.name), job["repeats"]):
-            bench.run_arm(t, self.name, arm.at(threads), st, job["test"], job["tables"],
-                          job["rows"], threads, job["seconds"], r)
+            self.run_one(bench, job, t, arm.at(threads), st, threads, r)
 
     def tables(self, ctx):
         return [sweep_table(ctx.of(self.name))]

@@ -18,12 +18,12 @@ loaded once per server and every run starts from a copy of it
 each --lags target; go-tpc's consistency check after every run."""
 
 from .. import gotpc, stats
-from ..cells import fmt, held_table, paired_ratio, spread, target_sentences
+from ..cells import fmt, held_table, paired_ratio, spread
 from ..plan import arm_of
-from .base import COSTS, REDO_PER_TRX, THROUGHPUT, Scenario, throttle_arms
+from .base import COSTS, REDO_PER_TRX, THROUGHPUT, Throttled
 
 
-class Tpcc(Scenario):
+class Tpcc(Throttled):
     name = "tpcc"
     # the seed's 500k lag needs --full's hours (not reachable here,
     # docs/RESULTS.md)
@@ -32,14 +32,10 @@ class Tpcc(Scenario):
     options = ("--threads", "--lags", "--arms", "--warehouses", "--check-time")
     ignores = {"--rows": "its data is --warehouses'"}
     tcp = True
-    throttles = True
     key = "tpmc"
     analytical = False  # analytical query threads beside TPC-C's (ch)
     measures = THROUGHPUT + (("tpmc", "tpmC", False, 0),) + COSTS + REDO_PER_TRX
     headline_order = 1
-
-    def arms(self, lag, wanted, fork, no_throttle):
-        return throttle_arms(lag, wanted, fork)
 
     def prepare(self, bench):
         a = bench.args
@@ -50,8 +46,8 @@ class Tpcc(Scenario):
         bench.meta["go-tpc"] = binary
         job = dict(binary=binary, seconds=seconds,
                    warehouses=a.warehouses or self.pick("warehouses", bench.full),
-                   threads=a.threads or self.pick("threads", bench.full),
-                   ac=self.ac_threads(bench), lags=a.lags or self.pick("lags", bench.full))
+                   threads=self.threads(bench), ac=self.ac_threads(bench),
+                   lags=self.lags(bench))
         bench.log(f"   {job['warehouses']} warehouse(s), {job['threads']} threads"
                   + (f", {job['ac']} analytical" if job["ac"] else "") + f", check bounded by "
                   f"{a.check_time}s")
@@ -95,10 +91,6 @@ class Tpcc(Scenario):
         mine = ctx.of(self.name)
         return (gotpc_tables(self.name, mine, analytical=self.analytical)
                 + held_table(self.name, mine))
-
-    def headline(self, runs):
-        return target_sentences(self.name, self.key, runs, self.unit(self.key))
-
 
 class Ch(Tpcc):
     name = "ch"
