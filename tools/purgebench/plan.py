@@ -35,8 +35,9 @@ LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,31}")
 class Arm:
     """One arm of a scenario: what a run sets and how its results are
     grouped. name: its mode ("unthrottled", "formula", "adaptive",
-    "uncoupled", "no-throttle", "compact", "generic", "stock", "rate",
-    "default", or VAR=VALUE of --switch); lag: the innodb_max_purge_lag
+    "uncoupled", "compact", "generic", "stock", "rate", "default", or
+    VAR=VALUE of --switch; results saved before may name one as RENAMED
+    does); lag: the innodb_max_purge_lag
     target in its name; drain: the innodb_purge_drain_rsegs width of
     --drains (0 or None: not in the name); step: the thread count
     (thread-sweep, redo-per-trx), the rate (purge-capacity) or the Insert
@@ -90,6 +91,20 @@ class Arm:
         if m:
             name, drain = m.group(1), int(m.group(2))
         return cls(name, lag, drain, step, server)
+
+
+# arms' names of results saved before they were renamed -> their names now:
+# history-growth's unthrottled arm was "no-throttle"
+RENAMED = {"no-throttle": "unthrottled"}
+
+
+def current_name(text, scenario=None):
+    """A saved arm's name as the arm is named now (RENAMED), its server,
+    drain width, lag and step kept; any other name as it is."""
+    arm = Arm.parse(text, scenario)
+    if arm.name not in RENAMED:
+        return text
+    return str(arm.replace(name=RENAMED[arm.name]))
 
 
 def arm_of(run):

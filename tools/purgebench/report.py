@@ -5,7 +5,7 @@ import csv
 import json
 import os
 
-from . import promexport, scenarios, stats
+from . import plan, promexport, scenarios, stats
 from .cells import fmt  # noqa: F401  (report.fmt, as before)
 
 NO_PLOTS = "(matplotlib not installed: no plots)"
@@ -164,7 +164,8 @@ def number(text):
 def read_samples(outdir):
     """The runs of a results directory, with their samples and intervals, as
     write_samples() left them (samples.json, else samples.csv; none when
-    neither was kept)."""
+    neither was kept); an arm by the name it has now (plan.current_name():
+    history-growth's "no-throttle" of older directories is "unthrottled")."""
     with open(os.path.join(outdir, "runs.json")) as f:
         runs = json.load(f)
     samples = []
@@ -192,6 +193,11 @@ def read_samples(outdir):
         by_run.setdefault(run_of(iv), ([], []))[1].append(iv)
     for r in runs:
         r["samples"], r["intervals"] = by_run.get(run_of(r), ([], []))
+        # an arm saved under an older name (plan.RENAMED) is read as named now
+        now = plan.current_name(r["arm"], r["scenario"])
+        if now != r["arm"]:
+            for row in [r] + r["samples"] + r["intervals"]:
+                row["arm"] = now
     return runs
 
 

@@ -58,10 +58,10 @@ class DryRunTest(unittest.TestCase):
         self.assertEqual(0, rc)
         plan = rows(text)
         # history-growth then backlog-vs-lag, 2 repeats, arms rotated per repeat
-        self.assertEqual([("fork", "history-growth", "no-throttle", "-", "1"),
+        self.assertEqual([("fork", "history-growth", "unthrottled", "-", "1"),
                           ("fork", "history-growth", "adaptive@1000", "1000", "1"),
                           ("fork", "history-growth", "adaptive@1000", "1000", "2"),
-                          ("fork", "history-growth", "no-throttle", "-", "2")], plan[:4])
+                          ("fork", "history-growth", "unthrottled", "-", "2")], plan[:4])
         self.assertEqual(["unthrottled", "formula@10000", "adaptive@10000",
                           "formula@10000", "adaptive@10000", "unthrottled"],
                          [r[2] for r in plan[4:]])

@@ -420,10 +420,10 @@ class CompareTest(unittest.TestCase):
         b = self.bench("history-growth", "--repeats", "2")
         # the second repeat starts from the second arm, and an arm's servers
         # in the second place (rotate())
-        self.assertEqual([("fork:no-throttle", 1), ("stock:no-throttle", 1),
+        self.assertEqual([("fork:unthrottled", 1), ("stock:unthrottled", 1),
                           ("fork:adaptive@1000", 1),
                           ("fork:adaptive@1000", 2),
-                          ("stock:no-throttle", 2), ("fork:no-throttle", 2)], self.order(b))
+                          ("stock:unthrottled", 2), ("fork:unthrottled", 2)], self.order(b))
         self.assertEqual(["fork", "stock", "fork", "fork", "stock", "fork"],
                          [r["server"] for r in b.runs])
         self.assertEqual([], FakeServer.up)
@@ -467,7 +467,7 @@ class CompareTest(unittest.TestCase):
 
     def test_labels(self):
         b = self.bench("history-growth", "--label", "mine", "--compare-label", "deb")
-        self.assertEqual(["mine:no-throttle", "deb:no-throttle", "mine:adaptive@1000"],
+        self.assertEqual(["mine:unthrottled", "deb:unthrottled", "mine:adaptive@1000"],
                          [r["arm"] for r in b.runs])
         self.assertTrue(os.path.isdir(os.path.join(b.outdir, "server-deb")))
 
@@ -531,14 +531,14 @@ class CompareTest(unittest.TestCase):
         (title, header, rows), = b.tables()
         self.assertEqual("B/A tps (stock/fork)", header[-1])
         by = {row[0]: row for row in rows}
-        self.assertEqual(["fork:no-throttle", "stock:no-throttle", "fork:adaptive@1000"],
+        self.assertEqual(["fork:unthrottled", "stock:unthrottled", "fork:adaptive@1000"],
                          list(by))
-        self.assertEqual("100 (90..110)", by["fork:no-throttle"][1])     # median (min..max)
-        self.assertEqual("", by["fork:no-throttle"][-1])
+        self.assertEqual("100 (90..110)", by["fork:unthrottled"][1])     # median (min..max)
+        self.assertEqual("", by["fork:unthrottled"][-1])
         # 90 over 100, 90 and 110 by repeat: median (min..max)
-        self.assertEqual("**0.90** (red) (0.82..1.00)", by["stock:no-throttle"][-1])
+        self.assertEqual("**0.90** (red) (0.82..1.00)", by["stock:unthrottled"][-1])
         # vs its own first arm, repeat by repeat: median (min..max)
-        self.assertEqual("1.00 (1.00..1.00)", by["stock:no-throttle"][-2])
+        self.assertEqual("1.00 (1.00..1.00)", by["stock:unthrottled"][-2])
         self.assertEqual("", by["fork:adaptive@1000"][-1])
 
     def test_ratio_to_unthrottled_pairs_the_runs_of_a_repeat(self):
@@ -581,7 +581,7 @@ class CompareTest(unittest.TestCase):
 
     def test_alone_nothing_is_labelled(self):
         b = self.bench("history-growth", compare=False)
-        self.assertEqual(["no-throttle", "adaptive@1000"], [r["arm"] for r in b.runs])
+        self.assertEqual(["unthrottled", "adaptive@1000"], [r["arm"] for r in b.runs])
         self.assertNotIn("server", b.runs[0])
         self.assertTrue(os.path.isdir(os.path.join(b.outdir, "server")))
         self.assertTrue(os.path.exists(os.path.join(b.outdir, "my.cnf")))
@@ -646,7 +646,7 @@ class ServerListTest(unittest.TestCase):
 
     def test_every_arm_on_each_server_rotated(self):
         b = self.listed("history-growth", "--repeats", "3")
-        no = [r["server"] for r in b.runs if r["arm"].endswith(":no-throttle")]
+        no = [r["server"] for r in b.runs if r["arm"].endswith(":unthrottled")]
         self.assertEqual(["fork", "stock", "old", "stock", "old", "fork",
                           "old", "fork", "stock"], no)
         # the fork's own arm runs on the fork alone, each repeat
@@ -661,9 +661,9 @@ class ServerListTest(unittest.TestCase):
         (title, header, rows), = b.tables()
         self.assertEqual("tps / fork (each server's row)", header[-1])
         by = {row[0]: row for row in rows}
-        self.assertEqual("", by["fork:no-throttle"][-1])
-        self.assertEqual("**0.90** (red) (0.82..1.00)", by["stock:no-throttle"][-1])
-        self.assertEqual("**0.80** (red) (0.73..0.89)", by["old:no-throttle"][-1])
+        self.assertEqual("", by["fork:unthrottled"][-1])
+        self.assertEqual("**0.90** (red) (0.82..1.00)", by["stock:unthrottled"][-1])
+        self.assertEqual("**0.80** (red) (0.73..0.89)", by["old:unthrottled"][-1])
         self.assertEqual(len(header), len(rows[0]))
 
     def test_backlog_vs_lag_skips_the_forks_arms_on_both_stock_servers(self):

@@ -107,8 +107,9 @@ class Scenario:
     def arms(self, lag, wanted, fork, no_throttle):
         """[(Arm, SET GLOBAL settings)] on one server: wanted, the --arms;
         fork, whether the server has the fork's throttle variables;
-        no_throttle, its settings of a run without throttle."""
-        return [(Arm("no-throttle"), no_throttle)]
+        no_throttle, its settings of a run without throttle. By default
+        the unthrottled arm alone."""
+        return [(Arm("unthrottled"), no_throttle)]
 
     def threads(self, bench):
         """Its client threads: --threads, or its scale's."""

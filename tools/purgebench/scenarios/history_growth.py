@@ -27,7 +27,7 @@ class HistoryGrowth(Sysbench, HistoryTable):
     throttles = True
 
     def arms(self, lag, wanted, fork, no_throttle):
-        arms = [(Arm("no-throttle"), no_throttle)]
+        arms = super().arms(lag, wanted, fork, no_throttle)     # unthrottled
         if fork and "adaptive" in wanted:
             arms.append((Arm("adaptive", 1000), {"innodb_max_purge_lag": 1000,
                                                  "innodb_purge_throttle": "adaptive"}))
