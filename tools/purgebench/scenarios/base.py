@@ -13,13 +13,18 @@
 # 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
 
 """The interface every scenario implements, in the shape of go-tpc's
-Workloader (pkg/workload: Name, Prepare, Run, Cleanup, Check), and the one
-place that builds a repeat's run list (unthrottled plus each lag, rotated
-per repeat: lag_runs()).
+Workloader (pkg/workload: Name, Prepare, Run, Cleanup, Check); the two
+places that build a repeat's run list, rotated per repeat (own_runs(): a
+scenario's own arms; lag_runs(): unthrottled plus each lag); and what
+several scenarios share: Sysbench (a sysbench client: prepare(),
+run_one()), Throttled (the throttles at each target: arms(), lags(), the
+sentences), ArmTable and HistoryTable (a table with a row per arm).
 
 A scenario is a module of this package holding one Scenario: its name, its
 scale (the small default and --full), the command-line options it uses, its
-arms, its run loop and its tables. The harness's core (bench.Bench) is
+arms, its run loop, its tables and plots, and whatever else the core asks
+of it rather than knowing it (what compare compares, the options only it
+takes, its script's own options). The harness's core (bench.Bench) is
 passed to each method as `bench`: it starts the servers (start_all(),
 use()), plans the runs over them (plan(), interleaved), makes one measured
 run (run_arm()) and logs (log()); a scenario never imports it."""
