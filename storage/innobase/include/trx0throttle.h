@@ -121,9 +121,12 @@ domain:
   d ln W / dt = clamp(g, -1, 1) / TAU,   1 <= W <= want
 
 It comes into force at W = want (no step) once g < 0, and lapses once W
-is back at want with g >= 0: it binds only while the error lasts.  The
-drain of rollback segments (rseg_drain) is in force with it.  No latch:
-the purge coordinator alone calls it. */
+is back at want with g >= 0: it binds only while the error lasts.  There
+`want` is the most connections that wanted in since W came into force:
+fewer wanting in for a moment (they wait for a CPU in the client) leaves
+W slack, not smaller, and is no room to lapse on.  The drain of rollback
+segments (rseg_drain) is in force with it.  No latch: the purge
+coordinator alone calls it. */
 class open_bound
 {
 public:
@@ -135,16 +138,18 @@ public:
                those running one, and those waiting at the gate */
   void update(double dt, double tau, double g, double want) noexcept
   {
-    const double most= std::max(1.0, want);
     if (m_w <= 0)
     {
       if (!(g < 0))
         return;
-      m_w= most;
+      m_most= 0;
     }
+    m_most= std::max(m_most, std::max(1.0, want));
+    if (m_w <= 0)
+      m_w= m_most;
     g= std::max(-1.0, std::min(1.0, g));
-    m_w= std::max(1.0, std::min(most, m_w * std::exp(g * dt / tau)));
-    if (m_w >= most && g >= 0)
+    m_w= std::max(1.0, std::min(m_most, m_w * std::exp(g * dt / tau)));
+    if (m_w >= m_most && g >= 0)
       m_w= 0;
   }
 
@@ -163,6 +168,8 @@ public:
 private:
   /** W, connections (0: no bound) */
   double m_w= 0;
+  /** the most connections that wanted in since W came into force */
+  double m_most= 0;
 };
 
 /** The gate counts the transactions that it let in with a ticket; those let
@@ -191,9 +198,9 @@ admission_gate enforces its output.
   x = u + p, e = T - x,  r = purge's parse rate over TAU_RATE
   C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
-  g = (S - p) / S; from when x over T did not fall over TAU_RATE with C
-      at its floor until W lapses, min(that, -1 while so, else
-      max(0, (T - x) / T))
+  g = (S - p) / S; from when, x over T, u did not fall over TAU_RATE
+      with C at its floor until W lapses: min(that, -1 while so,
+      (T - x) / T while TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 until it is back at want, while purge progresses
@@ -202,13 +209,15 @@ C, admissions a second, drains what purge parses: at the target it
 admits what purge parses, and the integral removes what r misses.  W, the
 transactions let in at once, drains what C cannot: what waits for
 truncation, which frees only rollback segments that no open transaction
-references, and, once C is at its floor over the target, what a crowd of
-open transactions keeps purge from parsing (hot rows).  It is slack
-unless p exceeds what the unparsed part leaves of T, or C has done all it
-can and x still does not fall: then it shrinks at its fastest, and after
-grows back no faster than x leaves room under T, holding where C holds x
-at or over T.  It bounds every read-write transaction open, with a ticket
-or without (ticket_bound()).  What the oldest read view keeps purge from
+references, and what transactions let in before keep committing over
+the target once C is at its floor (on hot rows a crowd of them also
+slows purge's parse).  It is slack unless p exceeds what the unparsed
+part leaves of T, or, x over T, u does not fall with C at its floor:
+then it shrinks at its fastest, and after grows back only while u, at
+its trend, would not reach T within TAU, no faster than x leaves room.
+It bounds
+every read-write transaction open, with a ticket or without
+(ticket_bound()).  What the oldest read view keeps purge from
 parsing is in neither part: no throttle removes it (MDEV-29401).
 Rationale and measurements: docs/adaptive-throttle.md. */
 class adaptive_controller
@@ -318,22 +327,26 @@ public:
     }
     else
     {
-      /* W comes into force once p exceeds S, or x exceeds T and does not
-      fall with C at its floor (C has lost control: transactions let in
-      before commit at a rate that purge does not drain), whether or not
-      C is in force, and lapses only once it is back at want: it does not
-      let everyone in when x falls, and grows no faster than x leaves room
-      under T */
+      /* W comes into force once p exceeds S, or once x is over T and u
+      does not fall although C is at its floor: C can do no more, and what
+      commits was let in before; only fewer open transactions drain it.
+      From then until it lapses, W shrinks while that lasts and grows only
+      while x is under T and u, at its trend, would not reach T within TAU,
+      no faster than x leaves room: a bound that grows while a crowd comes
+      in lets it in, and purge slows with it.  (u, not x: x also waits for
+      truncation steps.) */
       const uint64_t p= std::min(pending, x);
       const double share= pending_share(target, x - p),
         room= (double(target) - double(x)) / double(target);
-      /* C at its floor and x over T, not falling: C can do no more */
-      const bool lost= room < 0 && m_floor && m_trend >= 0 &&
-        m_trend_since && now - m_trend_since >= TAU_RATE;
+      const bool trend= m_trend_since && now - m_trend_since >= TAU_RATE;
+      const bool lost= room < 0 && trend && m_trend >= 0 && x > p && m_floor;
       m_over= m_over || lost;
       const double g= std::min((share - double(p)) / share,
                                !m_over ? 1.0 : lost ? -1.0
-                               : std::max(0.0, room));
+                               : room > 0 && trend &&
+                               m_trend * double(TAU) * 1e-6 <
+                               double(target) - double(x) ? room
+                               : 0.0);
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6, g, double(want));
@@ -354,7 +367,8 @@ public:
                                     : 0) / dt;
         const double a= dt / (dt + double(TAU_RATE) * 1e-6);
         m_rate= m_rate > 0 ? m_rate + a * (sample - m_rate) : sample;
-        m_trend+= a * ((double(x) - double(m_x_window)) / dt - m_trend);
+        const double u= double(x - std::min(pending, x));
+        m_trend+= a * ((u - m_u_window) / dt - m_trend);
         if (m_engaged)
           m_dt= dt;
       }
@@ -365,7 +379,7 @@ public:
       }
       m_now= now;
       m_purged= purged;
-      m_x_window= x;
+      m_u_window= double(x - std::min(pending, x));
     }
     else if (m_engaged && m_limit)
       return m_limit;   /* within a window; m_floor stands */
@@ -456,12 +470,12 @@ private:
   bool m_engaged= false;
   /** C was at its floor at the last evaluation of the rate */
   bool m_floor= false;
-  /** W answers to x as well as to p: x exceeded T and did not fall with C
-  at its floor, and W has not lapsed since */
+  /** W answers to x as well as to p: with x over T, u did not fall while
+  C was at its floor, and W has not lapsed since */
   bool m_over= false;
-  /** x at the start of the current rate window */
-  uint64_t m_x_window= 0;
-  /** dx/dt, averaged over TAU_RATE like m_rate, per second */
+  /** u = x - p at the start of the current rate window */
+  double m_u_window= 0;
+  /** du/dt, averaged over TAU_RATE like m_rate, per second */
   double m_trend= 0;
   /** when the measurement of m_trend began */
   uint64_t m_trend_since= 0;
