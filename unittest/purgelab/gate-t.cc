@@ -463,25 +463,29 @@ TEST(Gate, AStatementThatDoesNotWriteIsNotHeld)
   EXPECT_EQ(point_action::PASS, at_point(c, true, true));
 }
 
-/* A ticket is held only by the transaction that it let in.  InnoDB meets
-a connection at a point only while its transaction has not started: a
-ticket still held at a point that starts no transaction (the end of the
-command, a statement that does not write) was taken for a statement that
-started none (it failed before, or wrote to another engine), and goes
-back there rather than stay out while the connection idles. */
-TEST(Gate, ATicketThatNoTransactionTookGoesBack)
+/* A ticket and an admission are for the transaction that the statement
+let in starts.  InnoDB meets a connection at a point only while its
+transaction has not started: a ticket or an admission still held at a
+point that starts no transaction (the end of the command, a statement that
+does not write) was taken for a statement that started none (it failed
+before, or wrote to another engine), and goes back there rather than stay
+out while the connection idles, or let a later transaction through. */
+TEST(Gate, WhatNoTransactionTookUpGoesBack)
 {
   connection c{};
   c.ticket.held= true;
   c.admitted= true;
   EXPECT_EQ(point_action::GIVE_BACK, at_point(c, false, true));
   EXPECT_EQ(point_action::GIVE_BACK, at_point(c, false, false));
-  /* a statement that may write takes it up */
+  /* a statement that may write takes them up */
   EXPECT_EQ(point_action::PASS, at_point(c, true, true));
+  /* an admission by the rate alone, without a ticket */
+  c.ticket.held= false;
+  EXPECT_EQ(point_action::GIVE_BACK, at_point(c, false, true));
   /* given back, a wait owed is paid next */
   c.owes_wait= true;
   EXPECT_EQ(point_action::GIVE_BACK, at_point(c, false, true));
-  c.ticket.held= false;
+  c.admitted= false;
   EXPECT_EQ(point_action::PAY, at_point(c, false, true));
 }
 
@@ -610,6 +614,9 @@ TEST(Gate, TheFirstWaiterWakesWhenItsTokenAccrues)
   /* full, with tokens: until the limit would lapse */
   EXPECT_EQ(0u, g.token_wait(now));
   EXPECT_EQ(now + stale, g.wake_at(now, now));
+  /* never before now, though the backing may have moved since the caller
+  saw the limit in force */
+  EXPECT_EQ(now + 2 * stale, g.wake_at(now + 2 * stale, now));
   /* while a batch backs it, until it gives up */
   g.batch_begins();
   EXPECT_EQ(now + admission_gate::MAX_WAIT, g.wake_at(now, now));

@@ -53,7 +53,8 @@ struct connection
   bool owes_wait;
   /** the gate let the connection in under a limit (or a test's forced
   queue) for the transaction that it runs or starts next: that
-  transaction's commit owes no wait; cleared when a transaction ends */
+  transaction's commit owes no wait; cleared when a transaction ends, or
+  at the next point if the statement started none (GIVE_BACK) */
   bool admitted;
   /** while the connection waits at the gate: its waiter, so that KILL can
   wake it (read and written under the gate's latch) */
@@ -67,9 +68,9 @@ enum class point_action
 {
   /** nothing: go on */
   PASS,
-  /** give back a ticket that no transaction took up: the statement that
-  was let in with it started no read-write transaction in InnoDB (it
-  failed first, or wrote to another engine) */
+  /** give back what the gate gave for a statement that started no
+  transaction in InnoDB (it failed first, or wrote to another engine): its
+  ticket, and its admission */
   GIVE_BACK,
   /** pay the wait that an earlier read-write commit owes */
   PAY,
@@ -84,8 +85,9 @@ the gate once while a limit is in force: before it starts where the
 connection holds nothing then (a statement that changes data, outside a
 transaction or first in one; a replicated event group), else after its
 commit, at the next such point (the end of the command, the next
-statement).  A ticket is held only by the transaction that it let in: at a
-point that starts none, one still held goes back.
+statement).  A ticket and an admission are for the transaction that the
+statement let in starts: at a point that starts none, those still held go
+back.
 @param c          the connection's place
 @param may_write  the connection is about to run a statement, or apply an
                   event group, that may start a read-write transaction
@@ -95,7 +97,7 @@ point that starts none, one still held goes back.
 inline point_action at_point(const connection &c, bool may_write,
                              bool in_force) noexcept
 {
-  if (c.ticket.held && !may_write)
+  if (!may_write && (c.ticket.held || c.admitted))
     return point_action::GIVE_BACK;
   if (c.owes_wait)
     return point_action::PAY;
@@ -270,7 +272,7 @@ public:
   comes first.  Room under the bound, a new limit and open() wake it.
   @param now     monotonic clock, nanoseconds
   @param queued  when it queued
-  @return the time, nanoseconds */
+  @return the time, nanoseconds, not before now */
   uint64_t wake_at(uint64_t now, uint64_t queued) const noexcept
   {
     uint64_t until= give_up_at(queued);
@@ -279,7 +281,7 @@ public:
                       adaptive_controller::STALE * 1000);
     if (const uint64_t token= m_gate.token_wait(now))
       until= std::min(until, now + token);
-    return until;
+    return std::max(until, now);
   }
 
   /** Let a connection in without the latch, if nobody waits and the gate

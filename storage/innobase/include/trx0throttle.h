@@ -565,8 +565,8 @@ ticket added one, each leave() of a held ticket took one: nothing expires,
 so every holder must give its ticket back); an enter() sets a ticket only
 while running() is under the bound, so that running() exceeds the bound
 only by tickets let in under a wider one; a connection that waits for a
-ticket is counted by its caller (gate::enqueue()) before it tries, and
-leave() decrements before it reads that count, so that either the waiter
+ticket is counted by gate::enqueue() before it tries, and gate::leave()
+decrements before it reads that count, so that either the waiter
 sees the room or the leaver sees the waiter (both sequentially consistent). */
 class admission_gate
 {

@@ -582,8 +582,11 @@ void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
 {
   if (purge_throttle::at_point(c, may_write, false) ==
       purge_throttle::point_action::GIVE_BACK)
+  {
     /* the statement that it was let in for started no transaction here */
     purge_throttle_sys.leave(c.ticket);
+    c.admitted= false;
+  }
   if (purge_throttle::at_point(c, may_write, false) ==
       purge_throttle::point_action::PAY)
   {
