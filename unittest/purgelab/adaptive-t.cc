@@ -514,13 +514,13 @@ TEST(AdmissionGate, LetsInAsManyAsTheBoundAllows)
   size_for_ten(g, now);
   admission_gate::ticket t[11];
   for (int i= 0; i < 10; i++)
-    EXPECT_TRUE(g.enter(now, t[i]));
-  EXPECT_FALSE(g.enter(now, t[10]));
-  EXPECT_EQ(0u, t[10].since);
-  EXPECT_TRUE(g.leave(now + ms, t[3]));
-  EXPECT_EQ(0u, t[3].since);
-  EXPECT_FALSE(g.leave(now + ms, t[3])) << "a ticket is given back once";
-  EXPECT_TRUE(g.enter(now + ms, t[10])) << "a commit lets the next one in";
+    EXPECT_TRUE(g.enter(now, &t[i]));
+  EXPECT_FALSE(g.enter(now, &t[10]));
+  EXPECT_FALSE(t[10].held);
+  EXPECT_TRUE(g.leave(t[3]));
+  EXPECT_FALSE(t[3].held);
+  EXPECT_FALSE(g.leave(t[3])) << "a ticket is given back once";
+  EXPECT_TRUE(g.enter(now + ms, &t[10])) << "a commit lets the next one in";
   EXPECT_EQ(10u, g.running());
 }
 
@@ -528,16 +528,16 @@ TEST(AdmissionGate, NoLimitNoWait)
 {
   admission_gate g;
   admission_gate::ticket t;
-  EXPECT_TRUE(g.enter(1000 * ms, t));
-  EXPECT_EQ(0u, t.since) << "no limit: no ticket to give back";
+  EXPECT_TRUE(g.enter(1000 * ms, &t));
+  EXPECT_FALSE(t.held) << "no limit: no ticket to give back";
   EXPECT_EQ(0u, g.token_wait(1000 * ms));
   uint64_t now= 1000 * ms;
   size_for_ten(g, now);
   EXPECT_EQ(0u, g.resize(now, 0));
   for (int i= 0; i < 100; i++)
   {
-    EXPECT_TRUE(g.enter(now, t));
-    EXPECT_EQ(0u, t.since);
+    EXPECT_TRUE(g.enter(now, &t));
+    EXPECT_FALSE(t.held);
   }
   EXPECT_EQ(0u, g.token_wait(now));
 }
@@ -559,50 +559,57 @@ TEST(AdmissionGate, TheBoundIsTheCallers)
     << "back in force at the bound given, not where it was";
   admission_gate::ticket t[11];
   for (int i= 0; i < 4; i++)
-    EXPECT_TRUE(g.enter(now, t[i]));
-  EXPECT_FALSE(g.enter(now, t[4]));
+    EXPECT_TRUE(g.enter(now, &t[i]));
+  EXPECT_FALSE(g.enter(now, &t[4]));
   /* widened and narrowed at once, with tickets out */
   EXPECT_EQ(6u, g.resize(now + ms, FAST, 6));
-  EXPECT_TRUE(g.enter(now + ms, t[4]));
-  EXPECT_TRUE(g.enter(now + ms, t[5]));
-  EXPECT_FALSE(g.enter(now + ms, t[6]));
+  EXPECT_TRUE(g.enter(now + ms, &t[4]));
+  EXPECT_TRUE(g.enter(now + ms, &t[5]));
+  EXPECT_FALSE(g.enter(now + ms, &t[6]));
   EXPECT_EQ(2u, g.resize(now + 2 * ms, FAST, 2));
   for (int i= 0; i < 4; i++)
-    g.leave(now + 2 * ms, t[i]);
-  EXPECT_FALSE(g.enter(now + 2 * ms, t[6]))
+    g.leave(t[i]);
+  EXPECT_FALSE(g.enter(now + 2 * ms, &t[6]))
     << "two still out: nobody more until fewer than two are";
-  g.leave(now + 2 * ms, t[4]);
-  EXPECT_TRUE(g.enter(now + 2 * ms, t[6]));
-  g.leave(now + 2 * ms, t[5]);
-  g.leave(now + 2 * ms, t[6]);
-  /* a rate without a bound: ~0U, any number let in while tokens last */
+  g.leave(t[4]);
+  EXPECT_TRUE(g.enter(now + 2 * ms, &t[6]));
+  g.leave(t[5]);
+  g.leave(t[6]);
+  EXPECT_EQ(0u, g.running());
+  /* a rate without a bound: ~0U, any number let in while tokens last,
+  without a ticket */
   EXPECT_EQ(~0U, g.resize(now + 3 * ms, FAST, 0));
   std::vector<admission_gate::ticket> many(1000);
   for (auto &x : many)
-    EXPECT_TRUE(g.enter(now + 3 * ms, x));
-  EXPECT_EQ(1000u, g.running());
+  {
+    EXPECT_TRUE(g.enter(now + 3 * ms, &x));
+    EXPECT_FALSE(x.held);
+  }
+  EXPECT_EQ(0u, g.running());
 }
 
-TEST(AdmissionGate, ExpiredTicketsFreeTheirSlots)
+TEST(AdmissionGate, TicketsAreHeldUntilGivenBack)
 {
+  /* nothing expires: a full gate stays full however long its tickets are
+  out, and lets one in per ticket given back */
   admission_gate g;
   uint64_t now= 1000 * ms;
   size_for_ten(g, now);
-  admission_gate::ticket gone[10], t;
-  for (auto &x : gone)
-    EXPECT_TRUE(g.enter(now, x));
-  EXPECT_FALSE(g.enter(now + admission_gate::LEASE, t));
-  now+= admission_gate::LEASE + 2 * ms;
-  for (int i= 0; i < 10; i++)
-  {
-    admission_gate::ticket u;
-    EXPECT_TRUE(g.enter(now, u)) << "threads that went away hold no slot";
-  }
-  EXPECT_FALSE(g.enter(now, t));
-  /* an expired ticket cannot free the slot that another thread holds now */
-  for (auto &x : gone)
-    EXPECT_FALSE(g.leave(now, x));
+  admission_gate::ticket held[10], t;
+  for (auto &x : held)
+    EXPECT_TRUE(g.enter(now, &x));
+  now+= 3600000 * ms;
+  EXPECT_EQ(10u, g.resize(now, FAST, 10));
+  EXPECT_FALSE(g.enter(now, &t));
+  EXPECT_FALSE(t.held);
   EXPECT_EQ(10u, g.running());
+  for (auto &x : held)
+  {
+    EXPECT_TRUE(g.leave(x));
+    EXPECT_TRUE(g.enter(now, &t));
+    EXPECT_TRUE(g.leave(t));
+  }
+  EXPECT_EQ(0u, g.running());
 }
 
 TEST(AdmissionGate, TokensPaceASingleConnection)
@@ -619,10 +626,10 @@ TEST(AdmissionGate, TokensPaceASingleConnection)
   unsigned admitted= 0;
   for (uint64_t now= start; now <= start + 1000 * ms; now+= ms)
   {
-    g.leave(now, t);
-    if (g.enter(now, t))
+    g.leave(t);
+    if (g.enter(now, &t))
     {
-      ASSERT_NE(0u, t.since);
+      ASSERT_TRUE(t.held);
       admitted++;
     }
     else
@@ -631,55 +638,69 @@ TEST(AdmissionGate, TokensPaceASingleConnection)
   EXPECT_LE(double(admitted), double(rate) + depth + 1);
   EXPECT_GE(double(admitted), double(rate)) << "and not fewer";
   /* the time to wait for the next token is within one token's time */
-  g.leave(start + 1001 * ms, t);
-  while (g.enter(start + 1001 * ms, t))
-    g.leave(start + 1001 * ms, t);
+  g.leave(t);
+  while (g.enter(start + 1001 * ms, &t))
+    g.leave(t);
   const uint64_t wait= g.token_wait(start + 1001 * ms);
   EXPECT_GT(wait, 0u);
   EXPECT_LE(wait, 1000000000 / rate + 1);
-  EXPECT_TRUE(g.enter(start + 1001 * ms + wait, t));
+  EXPECT_TRUE(g.enter(start + 1001 * ms + wait, &t));
+  EXPECT_TRUE(g.leave(t));
+  EXPECT_EQ(0u, g.running());
 }
 
-TEST(AdmissionGate, TicketsBeyondTheTableAreCounted)
+TEST(AdmissionGate, ManyTicketsAreCountedExactly)
 {
-  constexpr unsigned N= admission_gate::MAX_SLOTS + 5;
+  constexpr unsigned N= 5000;
   admission_gate g;
   g.track();
   std::vector<admission_gate::ticket> t(N);
   const uint64_t now= 1000 * ms;
   for (auto &x : t)
-    ASSERT_TRUE(g.enter(now, x));
+    ASSERT_TRUE(g.enter(now, &x));
   EXPECT_EQ(N, g.running());
-  for (unsigned i= admission_gate::MAX_SLOTS; i < N; i++)
-  {
-    EXPECT_EQ(unsigned{admission_gate::MAX_SLOTS}, t[i].slot);
-    EXPECT_NE(0u, t[i].since);
-  }
-  /* given back, however late: they never expire */
   for (auto &x : t)
-    EXPECT_TRUE(g.leave(now + 10 * admission_gate::LEASE, x));
+    EXPECT_TRUE(g.leave(x));
   EXPECT_EQ(0u, g.running());
   /* and once only */
-  EXPECT_FALSE(g.leave(now, t[N - 1]));
+  EXPECT_FALSE(g.leave(t[N - 1]));
   EXPECT_EQ(0u, g.running());
 
-  /* under a limit as large: the tracked tickets expire, the counted ones
-  stay out until given back */
+  /* under a bound as large, and one less */
   admission_gate h;
   ASSERT_EQ(N, h.resize(now, 1000000000, N));
   for (auto &x : t)
-    ASSERT_TRUE(h.enter(now, x));
-  EXPECT_EQ(N, h.running());
+    ASSERT_TRUE(h.enter(now, &x));
   admission_gate::ticket late;
-  EXPECT_TRUE(h.enter(now + 2 * admission_gate::LEASE, late));
-  EXPECT_EQ(6u, h.running()) << "the 5 counted ones and the late one";
-  for (unsigned i= 0; i < admission_gate::MAX_SLOTS; i++)
-    EXPECT_FALSE(h.leave(now + 2 * admission_gate::LEASE, t[i])) << i;
-  for (unsigned i= admission_gate::MAX_SLOTS; i < N; i++)
-    EXPECT_TRUE(h.leave(now + 2 * admission_gate::LEASE, t[i])) << i;
-  EXPECT_EQ(1u, h.running());
-  EXPECT_TRUE(h.leave(now + 2 * admission_gate::LEASE, late));
+  EXPECT_FALSE(h.enter(now, &late));
+  ASSERT_EQ(N - 1, h.resize(now, 1000000000, N - 1));
+  EXPECT_TRUE(h.leave(t[0]));
+  EXPECT_FALSE(h.enter(now, &late)) << "N - 1 out, bound N - 1";
+  EXPECT_TRUE(h.leave(t[1]));
+  EXPECT_TRUE(h.enter(now, &late));
+  for (auto &x : t)
+    h.leave(x);
+  EXPECT_TRUE(h.leave(late));
   EXPECT_EQ(0u, h.running());
+}
+
+/* A wait owed is paid without a ticket: it waits for room and a token,
+and holds nothing after. */
+TEST(AdmissionGate, APaymentTakesNoTicket)
+{
+  admission_gate g;
+  const uint64_t now= 1000 * ms;
+  ASSERT_EQ(2u, g.resize(now, 100, 2));
+  admission_gate::ticket a, b;
+  EXPECT_TRUE(g.enter(now, nullptr));
+  EXPECT_EQ(0u, g.running());
+  EXPECT_TRUE(g.enter(now, &a));
+  EXPECT_TRUE(g.enter(now, &b));
+  EXPECT_FALSE(g.enter(now + 100 * ms, nullptr)) << "no room";
+  g.leave(b);
+  EXPECT_TRUE(g.enter(now + 100 * ms, nullptr));
+  EXPECT_EQ(1u, g.running());
+  g.leave(a);
 }
 
 /* 256 threads that would commit 100k transactions/s unthrottled against a purge
@@ -860,7 +881,7 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
   double admitted_at= 0;
   auto admit_waiters= [&](double t)
   {
-    while (!queue.empty() && gate.enter(ns(t), ticket[queue.front()]))
+    while (!queue.empty() && gate.enter(ns(t), &ticket[queue.front()]))
     {
       admitted_at= t;
       queued_at[queue.front()]= -1;
@@ -893,9 +914,9 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
       if (work[i] > 0)
         continue;
       committed++;
-      if (gate.leave(ns(t), ticket[i]))
+      if (gate.leave(ticket[i]))
         admit_waiters(t);
-      if (c.limit() && (!queue.empty() || !gate.enter(ns(t), ticket[i])))
+      if (c.limit() && (!queue.empty() || !gate.enter(ns(t), &ticket[i])))
       {
         queue.push_back(i);
         queued_at[i]= t;

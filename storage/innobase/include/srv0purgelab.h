@@ -196,8 +196,9 @@ uint purge_throttle_concurrency_in_force() noexcept;
 /** @return threads waiting for the adaptive throttle to let them in */
 uint purge_throttle_gate_waiting() noexcept;
 
-/** @return the admission tickets out (connections let in by the adaptive
-throttle that have not ended their transaction yet; some may have expired) */
+/** @return the admission tickets out: read-write transactions that the
+adaptive throttle let in under its bound and that have not ended (exact;
+nothing expires) */
 uint purge_throttle_tickets() noexcept;
 
 
@@ -230,8 +231,9 @@ it owes no wait any more.
 void purge_throttle_connection_end(purge_throttle::connection &c) noexcept;
 
 /** Whether a connection must go through the gate at a point where it holds
-nothing (cheap; without a latch): it owes a wait, or it may start a
-read-write transaction while a limit is in force and was not let in yet.
+nothing (cheap; without a latch): it owes a wait, it holds a ticket that no
+transaction took up, or it may start a read-write transaction while a limit
+is in force and was not let in yet.
 @param c          its place (nullptr: it has no InnoDB transaction object)
 @param may_write  it is about to run a statement, or apply an event group,
                   that may start a read-write transaction */
@@ -240,9 +242,10 @@ bool purge_throttle_point_waits(const purge_throttle::connection *c,
 
 /** handlerton::wait_point of InnoDB, once purge_throttle_point_waits():
 the connection holds no transaction that has a read view or locks, no table
-locks and no metadata locks.  It pays a wait that it owes, or is let in
-before a transaction that may write (purge_throttle::at_point()).  If the
-gate has no room it waits, first come first served, until the gate lets it
+locks and no metadata locks.  It gives back a ticket that no transaction
+took up, pays a wait that it owes, or is let in before a transaction that
+may write (purge_throttle::at_point()).  If the gate has no room or token,
+or others wait, it waits, first come first served, until the gate lets it
 in; that lasts as long as the queue ahead of it takes at the commit rate
 limit, without a fixed bound, and ends at once on KILL
 (purge_throttle_kill()), on a mode change, at shutdown, and when the gate

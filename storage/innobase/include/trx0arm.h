@@ -73,7 +73,7 @@ Otherwise trx_ended(c, wrote_commit, false) would change nothing.
 inline bool trx_end_acts(const connection &c, bool armed) noexcept
 {
   /* no short-circuit; gcc 12 still emits two never-taken branches */
-  return (c.ticket.since != 0) | c.admitted | armed;
+  return c.ticket.held | c.admitted | armed;
 }
 
 } // namespace purge_throttle

@@ -18,12 +18,13 @@ this program; if not, write to the Free Software Foundation, Inc.,
 
 /**************************************************//**
 @file include/trx0gate.h
-The adaptive throttle's gate: the queue of connections that wait to be let
-in, the published commit rate limit and its staleness, and the switch that
-opens the gate.  No latch and no clock of its own: the caller holds one
-latch around every non-const call and passes the time in, so that the logic
-is unit tested with an injected clock (unittest/purgelab/gate-t.cc);
-srv0purgelab.cc applies it with the server's latch, conditions and clock.
+The adaptive throttle's gate: admission without a latch while nobody waits,
+the FIFO of connections that wait to be let in, the published limit and its
+staleness, and the switch that opens the gate.  No latch, clock or
+condition of its own: the caller holds one latch around the calls that say
+so and passes the time in, so that the logic is unit tested with an
+injected clock (unittest/purgelab/gate-t.cc); srv0purgelab.cc applies it
+with the server's latch, each thread's own condition and clock.
 *******************************************************/
 
 #ifndef trx0gate_h
@@ -41,15 +42,19 @@ is reused across its transactions and zero-initialised: all zero is "holds
 no ticket, owes no wait, was not let in, does not wait". */
 struct connection
 {
-  /** the slot that the gate let the connection run in (since == 0: none) */
+  /** the connection holds a ticket: the gate let its next or current
+  read-write transaction in under a bound; given back when that
+  transaction ends, when the statement it was let in for started none
+  (point_action::GIVE_BACK), or when the connection ends */
   admission_gate::ticket ticket;
   /** the connection committed a read-write transaction that the gate had not
   let in under a limit before it started: it waits at the gate at the next
-  point where it holds nothing (owes_after_commit()) */
+  point where it holds nothing (at_point()) */
   bool owes_wait;
   /** the gate let the connection in under a limit (or a test's forced
   queue) for the transaction that it runs or starts next: that
-  transaction's commit owes no wait; cleared when a transaction ends */
+  transaction's commit owes no wait; cleared when a transaction ends, or
+  at the next point if the statement started none (GIVE_BACK) */
   bool admitted;
   /** while the connection waits at the gate: its waiter, so that KILL can
   wake it (read and written under the gate's latch) */
@@ -63,6 +68,10 @@ enum class point_action
 {
   /** nothing: go on */
   PASS,
+  /** give back what the gate gave for a statement that started no
+  transaction in InnoDB (it failed first, or wrote to another engine): its
+  ticket, and its admission */
+  GIVE_BACK,
   /** pay the wait that an earlier read-write commit owes */
   PAY,
   /** be let in before a transaction that may write, while a limit is in
@@ -70,12 +79,15 @@ enum class point_action
   ADMIT
 };
 
-/** Decide what a connection does at a point where it holds nothing.  Every
-read-write transaction passes the gate once while a limit is in force:
-before it starts where the connection holds nothing then (a statement that
-changes data, outside a transaction or first in one; a replicated event
-group), else after its commit, at the next such point (the end of the
-command, the next statement).
+/** Decide what a connection does at a point where it holds nothing (its
+InnoDB transaction has not started).  Every read-write transaction passes
+the gate once while a limit is in force: before it starts where the
+connection holds nothing then (a statement that changes data, outside a
+transaction or first in one; a replicated event group), else after its
+commit, at the next such point (the end of the command, the next
+statement).  A ticket and an admission are for the transaction that the
+statement let in starts: at a point that starts none, those still held go
+back.
 @param c          the connection's place
 @param may_write  the connection is about to run a statement, or apply an
                   event group, that may start a read-write transaction
@@ -85,9 +97,11 @@ command, the next statement).
 inline point_action at_point(const connection &c, bool may_write,
                              bool in_force) noexcept
 {
+  if (!may_write && (c.ticket.held || c.admitted))
+    return point_action::GIVE_BACK;
   if (c.owes_wait)
     return point_action::PAY;
-  if (may_write && in_force && !c.admitted && !c.ticket.since)
+  if (may_write && in_force && !c.admitted && !c.ticket.held)
     return point_action::ADMIT;
   return point_action::PASS;
 }
@@ -106,36 +120,42 @@ inline void trx_ended(connection &c, bool wrote_commit, bool throttling)
   c.admitted= false;
 }
 
-/** A connection waiting at the gate.  Allocated on the waiting thread's
-stack; linked into gate::m_head..m_tail while it waits, so that queueing
-never allocates under the latch. */
+/** A connection waiting at the gate.  Not allocated per wait: the server
+keeps one per thread (srv0purgelab.cc), with its own condition; linked
+into gate::m_head..m_tail while it waits, under the caller's latch. */
 struct gate_waiter
 {
-  explicit gate_waiter(admission_gate::ticket &t) noexcept : ticket(t) {}
   gate_waiter *prev= nullptr, *next= nullptr;
-  /** written with the waiter's slot when it is let in with one */
-  admission_gate::ticket &ticket;
-  /** the gate let it in (with a ticket, or without while no limit) */
+  /** where the ticket goes if it is let in under a bound (the
+  connection's); nullptr: it pays a wait owed and takes none */
+  admission_gate::ticket *ticket= nullptr;
+  /** the gate let it in (with a ticket, or without) */
   bool admitted= false;
 };
 
-/** The gate: an admission_gate, its FIFO of waiters and the commit rate
-limit that sizes it.
-Invariants (under the caller's latch): a waiter is in the list iff it is
-not admitted and has not left; m_waiting equals the list's length; every
-change that frees a slot, resizes or opens the gate admits waiters from the
-head as long as the gate lets them in, so that without a limit only waiters
+/** The gate: an admission_gate, its FIFO of waiters and the limit that
+sizes it.
+Invariants: a waiter is in the list iff it is neither admitted nor gone;
+under the latch, m_waiting equals the list's length (enqueue() counts a
+waiter first, before it tries once more to let it in, so that a leave()
+that races with it sees it and admits under the latch); a connection is let
+in without the latch only while nobody waits, so that it does not overtake
+the queue; every change that makes room, moves a token or opens the gate
+admits waiters from the head and wakes the head that remains, which then
+waits for its own token, for room, or for the time at which it gives up
+or the limit lapses, whichever comes first.  Without a limit only waiters
 that queued although the gate was open (tests force that) wait, until
-open().  limit() and the staleness check read atomics without the latch. */
+open(). */
 class gate
 {
 public:
-  /** Publish the controller's output and resize the gate.
+  /** Publish the controller's output and resize the gate (latched).
   @param now          monotonic clock, nanoseconds (nonzero)
   @param limit        read-write commits per second (0: none)
   @param concurrency  the bound on the transactions let in at once
                       (0: none)
-  @param notify       called for each waiter let in */
+  @param notify       called for each waiter let in, and for the first
+                      waiter that remains */
   template<class Notify>
   void publish(uint64_t now, uint64_t limit, unsigned concurrency,
                Notify notify) noexcept
@@ -149,7 +169,7 @@ public:
     admit(now, notify);
   }
 
-  /** Publish a commit rate limit without a concurrency bound. */
+  /** Publish a commit rate limit without a concurrency bound (latched). */
   template<class Notify>
   void publish(uint64_t now, uint64_t limit, Notify notify) noexcept
   { publish(now, limit, 0, notify); }
@@ -159,9 +179,7 @@ public:
   @param inside  read-write transactions running now, let in or not */
   uint64_t want(uint64_t inside) const noexcept
   {
-    return std::max<uint64_t>(inside,
-                              uint64_t{m_waiting.load(std::memory_order_relaxed)}
-                              + m_tickets.load(std::memory_order_relaxed));
+    return std::max<uint64_t>(inside, uint64_t{waiting()} + tickets());
   }
 
   /** The purge batch that follows a publish() starts: while it runs, what
@@ -181,8 +199,9 @@ public:
     m_in_batch.store(false, std::memory_order_relaxed);
   }
 
-  /** Open the gate: no limit, every waiter let in at once (a mode or
-  target change, an empty history, shutdown).
+  /** Open the gate (latched): no limit, every waiter let in at once (a
+  mode or target change, an empty history, a lapsed limit, shutdown).
+  Tickets out stay counted until given back.
   @param now     monotonic clock, nanoseconds
   @param notify  called for each waiter let in */
   template<class Notify>
@@ -219,15 +238,13 @@ public:
   { return applies(now, purge_running); }
 
   /** When the first waiter gives up and goes on without a ticket: MAX_WAIT
-  after it queued or after the gate last let someone in (or a waiter gave
+  after it queued or after the gate last let a waiter in (or a waiter gave
   up), whichever is later.  So a waiter waits as long as the queue moves,
-  however long the queue (the gate bounds the connections inside whatever
-  their number), and a gate that lets nobody in for MAX_WAIT still lets a
-  waiter go every MAX_WAIT: DML is never stopped.  Only the first waiter
-  gives up (gave_up()), so that a stall does not let the whole queue in at
-  once, whose transactions would run outside the gate's bound and queue
-  on each other's row locks (while the limit lapses, open() lets everyone
-  in instead).
+  however long the queue, and a gate that lets nobody in for MAX_WAIT
+  still lets a waiter go every MAX_WAIT: DML is never stopped.  Only the
+  first waiter gives up (gave_up()), so that a stall does not let the
+  whole queue in at once, whose transactions would run outside the gate's
+  bound (while the limit lapses, open() lets everyone in instead).
   @param queued  when the waiter queued
   @return the time to give up at */
   uint64_t give_up_at(uint64_t queued) const noexcept
@@ -236,8 +253,8 @@ public:
     return std::max(moved, queued) + admission_gate::MAX_WAIT;
   }
 
-  /** The first waiter gave up at give_up_at() (it leaves with dequeue()):
-  the others' MAX_WAIT counts from now.
+  /** The first waiter gave up at give_up_at() (latched; it leaves with
+  dequeue()): the others' MAX_WAIT counts from now.
   @param now  monotonic clock, nanoseconds */
   void gave_up(uint64_t now) noexcept
   { m_admitted.store(now, std::memory_order_relaxed); }
@@ -249,94 +266,120 @@ public:
   bool lapsed(uint64_t now, bool purge_running) const noexcept
   { return published() && !applies(now, purge_running); }
 
-  /** Let a connection in without queueing, if nobody waits and the gate
-  has room (no overtaking of waiters).
+  /** When the first waiter must look again if nothing wakes it: when a
+  token accrues (if it waits for one), when the published limit lapses
+  unless a purge batch still backs it, or at give_up_at(), whichever
+  comes first.  Room under the bound, a new limit and open() wake it.
+  @param now     monotonic clock, nanoseconds
+  @param queued  when it queued
+  @return the time, nanoseconds, not before now */
+  uint64_t wake_at(uint64_t now, uint64_t queued) const noexcept
+  {
+    uint64_t until= give_up_at(queued);
+    if (published() && !m_in_batch.load(std::memory_order_relaxed))
+      until= std::min(until, m_backed.load(std::memory_order_relaxed) +
+                      adaptive_controller::STALE * 1000);
+    if (const uint64_t token= m_gate.token_wait(now))
+      until= std::min(until, now + token);
+    return std::max(until, now);
+  }
+
+  /** Let a connection in without the latch, if nobody waits and the gate
+  has room and a token (no overtaking of waiters).
   @param now  monotonic clock, nanoseconds
-  @param t    its ticket, written if it is let in with a slot
+  @param t    written with a ticket if it is let in under a bound;
+              nullptr: it pays a wait owed and takes none
   @return whether it was let in */
-  bool try_enter(uint64_t now, admission_gate::ticket &t) noexcept
+  bool try_enter(uint64_t now, admission_gate::ticket *t) noexcept
   {
-    if (m_head)
-      return false;
-    const bool in= m_gate.enter(now, t);
-    m_tickets.store(m_gate.running(), std::memory_order_relaxed);
-    m_rate_bound.store(m_gate.rate_bound(), std::memory_order_relaxed);
-    if (in)
-      m_admitted.store(now, std::memory_order_relaxed);
-    return in;
+    return !m_waiting.load(std::memory_order_seq_cst) && m_gate.enter(now, t);
   }
 
-  /** Let a connection in without the latch and without a ticket, if a
-  limit is published, no concurrency bound is in force and nobody waits:
-  the commit rate alone decides, by one compare-and-swap.
-  @param now  monotonic clock, nanoseconds
-  @return whether it was let in (false: take the latched path) */
-  bool try_enter_unlatched(uint64_t now) noexcept
-  {
-    return m_limit.load(std::memory_order_relaxed) &&
-      !m_concurrency.load(std::memory_order_relaxed) &&
-      !m_waiting.load(std::memory_order_relaxed) &&
-      m_gate.admit_unbounded(now);
-  }
-
-  /** Queue a waiter at the tail. */
-  void enqueue(gate_waiter &w) noexcept
+  /** Queue a waiter at the tail (latched).  It is counted as waiting
+  first; then, if nobody is ahead of it, it is let in at once if the gate
+  has room and a token (the room may have come from a leave() that did
+  not see it yet).
+  @param now   monotonic clock, nanoseconds
+  @param w     the waiter, its ticket set; not in the list
+  @param try_first  false: queue even if the gate would let it in (tests)
+  @return whether it was let in (then it is not queued) */
+  bool enqueue(uint64_t now, gate_waiter &w, bool try_first= true) noexcept
   {
     w.admitted= false;
-    w.next= nullptr;
+    w.prev= w.next= nullptr;
+    const unsigned ahead= m_waiting.fetch_add(1, std::memory_order_seq_cst);
+    if (try_first && !ahead && m_gate.enter(now, w.ticket))
+    {
+      m_waiting.fetch_sub(1, std::memory_order_relaxed);
+      m_admitted.store(now, std::memory_order_relaxed);
+      return w.admitted= true;
+    }
     w.prev= m_tail;
     (m_tail ? m_tail->next : m_head)= &w;
     m_tail= &w;
-    m_waiting.store(m_waiting.load(std::memory_order_relaxed) + 1,
-                    std::memory_order_relaxed);
+    return false;
   }
 
-  /** Take a waiter that was not let in out of the queue (it gave up: its
-  wait timed out or it was killed). */
-  void dequeue(gate_waiter &w) noexcept
+  /** Take a waiter that was not let in out of the queue (latched; it gave
+  up, was killed or asked to stop); if it was first, the next one is
+  woken to wait for its own token.
+  @param w       the waiter (admitted: no-op)
+  @param notify  called for the new first waiter */
+  template<class Notify>
+  void dequeue(gate_waiter &w, Notify notify) noexcept
   {
     if (w.admitted)
       return;
+    const bool first= m_head == &w;
     unlink(w);
+    if (first && m_head)
+      notify(*m_head);
   }
 
-  /** Give a connection's ticket back (its transaction or the connection
-  ended) and let waiters in on the freed slot.
-  @param now     monotonic clock, nanoseconds
-  @param t       the ticket (none: no-op); cleared
-  @param notify  called for each waiter let in */
-  template<class Notify>
-  void leave(uint64_t now, admission_gate::ticket &t, Notify notify) noexcept
+  /** Give a ticket back, without the latch.
+  @param t  the ticket (none: no-op); cleared
+  @return whether connections wait: then the caller calls admit() under
+  the latch, since the room may let them in */
+  bool leave(admission_gate::ticket &t) noexcept
   {
-    if (m_gate.leave(now, t))
-      admit(now, notify);
-    m_tickets.store(m_gate.running(), std::memory_order_relaxed);
+    return m_gate.leave(t) && m_waiting.load(std::memory_order_seq_cst);
   }
 
-  /** Let in the waiters that the gate has room for now: the first waiter
-  calls it once token_wait() has passed, since the commit rate lets a
-  waiter in when time passes, not when someone leaves.
+  /** Let in the waiters that the gate has room and tokens for now, from
+  the head (latched), and wake the first waiter that remains, so that it
+  waits for what it lacks now (a token, room).
   @param now     monotonic clock, nanoseconds
-  @param notify  called for each waiter let in */
+  @param notify  called for each waiter let in, and for the new head */
   template<class Notify>
-  void poll(uint64_t now, Notify notify) noexcept { admit(now, notify); }
+  void admit(uint64_t now, Notify notify) noexcept
+  {
+    while (gate_waiter *w= m_head)
+    {
+      if (!m_gate.enter(now, w->ticket))
+      {
+        notify(*w);
+        break;
+      }
+      unlink(*w);
+      w->admitted= true;
+      m_admitted.store(now, std::memory_order_relaxed);
+      notify(*w);
+    }
+  }
 
   /** @return nanoseconds until the commit rate lets the first waiter in
-  (0: it may be let in now, or no limit)
+  (0: it may be let in now, or no rate)
   @param now  monotonic clock, nanoseconds */
-  uint64_t token_wait(uint64_t now) noexcept
+  uint64_t token_wait(uint64_t now) const noexcept
   { return m_gate.token_wait(now); }
 
-  /** Hand out tickets even without a limit (tests: an unlimited gate
-  tracks its tickets as a limited one does).
-  @param now  monotonic clock, nanoseconds */
-  void track_tickets(uint64_t) noexcept
+  /** Hand out tickets even without a limit (latched; tests: an unlimited
+  gate counts its tickets as a bounded one does), until the next publish()
+  or open(). */
+  void track_tickets() noexcept
   {
     if (!m_gate.concurrency())
-    {
       m_gate.track();
-      m_concurrency.store(m_gate.concurrency(), std::memory_order_relaxed);
-    }
   }
 
   /** @return the concurrency limit of the gate (0: none) */
@@ -345,14 +388,13 @@ public:
   /** @return the connections waiting */
   unsigned waiting() const noexcept
   { return m_waiting.load(std::memory_order_relaxed); }
-  /** @return whether the commit rate limit, not only the concurrency
-  window, kept a connection out since the last publish() */
-  bool rate_bound() const noexcept
-  { return m_rate_bound.load(std::memory_order_relaxed); }
-  /** @return the tickets out (some may have expired unnoticed) */
-  unsigned tickets() const noexcept
-  { return m_tickets.load(std::memory_order_relaxed); }
-  /** @return the first waiter (nullptr: none) */
+  /** @return whether the commit rate limit, not only the bound, kept a
+  connection out since the last publish() */
+  bool rate_bound() const noexcept { return m_gate.rate_bound(); }
+  /** @return the tickets out: read-write transactions let in under a
+  bound and not ended */
+  unsigned tickets() const noexcept { return m_gate.running(); }
+  /** @return the first waiter (nullptr: none; latched) */
   const gate_waiter *head() const noexcept { return m_head; }
 
 private:
@@ -371,25 +413,7 @@ private:
     (w.prev ? w.prev->next : m_head)= w.next;
     (w.next ? w.next->prev : m_tail)= w.prev;
     w.prev= w.next= nullptr;
-    m_waiting.store(m_waiting.load(std::memory_order_relaxed) - 1,
-                    std::memory_order_relaxed);
-  }
-
-  /** Let waiters in from the head while the gate lets them in. */
-  template<class Notify>
-  void admit(uint64_t now, Notify &notify) noexcept
-  {
-    while (gate_waiter *w= m_head)
-    {
-      if (!m_gate.enter(now, w->ticket))
-        break;
-      unlink(*w);
-      w->admitted= true;
-      m_admitted.store(now, std::memory_order_relaxed);
-      notify(*w);
-    }
-    m_tickets.store(m_gate.running(), std::memory_order_relaxed);
-    m_rate_bound.store(m_gate.rate_bound(), std::memory_order_relaxed);
+    m_waiting.fetch_sub(1, std::memory_order_relaxed);
   }
 
   admission_gate m_gate;
@@ -397,13 +421,13 @@ private:
   /** the published limit, and when the coordinator last backed it: when
   it published it, or ended the batch that followed */
   std::atomic<uint64_t> m_limit{0}, m_backed{0};
-  /** when the gate last let a connection in */
+  /** when the gate last let a waiter in (or one gave up) */
   std::atomic<uint64_t> m_admitted{0};
-  std::atomic<unsigned> m_concurrency{0}, m_waiting{0}, m_tickets{0};
+  std::atomic<unsigned> m_concurrency{0};
+  /** waiters in the list, and one that enqueue() is trying to let in */
+  std::atomic<unsigned> m_waiting{0};
   /** batch_begins(): a purge batch runs since the last publish() */
   std::atomic<bool> m_in_batch{false};
-  /** admission_gate::rate_bound() after the last admission */
-  std::atomic<bool> m_rate_bound{false};
 };
 
 } // namespace purge_throttle

@@ -490,7 +490,7 @@ max(tat, now) + 1 / C <= now + TOLERANCE (or it is the first of a burst),
 and moves tat to max(tat, now) + 1 / C.
 So at most C admissions a second pass, with bursts of C * TOLERANCE (a
 token bucket of that depth), and an admission is one compare-and-swap:
-no latch, no slots, nothing to expire. */
+no latch, nothing to expire. */
 class rate_clock
 {
 public:
@@ -532,6 +532,18 @@ public:
     }
   }
 
+  /** Give the last admission's token back (it was not used).  Tokens are
+  alike, so that the one given back need not be the caller's. */
+  void refund() noexcept
+  {
+    const uint64_t interval= m_interval.load(std::memory_order_relaxed);
+    uint64_t tat= m_tat.load(std::memory_order_relaxed);
+    while (interval &&
+           !m_tat.compare_exchange_weak(tat, tat > interval
+                                        ? tat - interval : 0,
+                                        std::memory_order_relaxed));
+  }
+
   /** @return nanoseconds until an admission would pass (0: now, or no
   rate)
   @param now  a monotonic clock, nanoseconds */
@@ -558,21 +570,21 @@ private:
 };
 
 /** Admission control for the adaptive throttle's output, in two stages: at
-most `rate` admissions a second (rate_clock), and at most concurrency()
-connections running read-write transactions at once; the others wait, holding nothing, until a token accrues or one of those ends
-its transaction.
-A connection holds a ticket: a slot and the time it was let in.  A ticket
-that is not given back within LEASE expires, so that no slot is lost for
-good.  Not thread-safe: callers serialise (trx0gate.h). */
+most `rate` admissions a second (rate_clock), and at most `bound` tickets
+out, a ticket being one read-write transaction let in under the bound.
+No latch: enter() is a load and a compare-and-swap per stage, leave() one
+atomic decrement.
+Invariants: running() is exactly the tickets out (each enter() that set a
+ticket added one, each leave() of a held ticket took one: nothing expires,
+so every holder must give its ticket back); an enter() sets a ticket only
+while running() is under the bound, so that running() exceeds the bound
+only by tickets let in under a wider one; a connection that waits for a
+ticket is counted by gate::enqueue() before it tries, and gate::leave()
+decrements before it reads that count, so that either the waiter
+sees the room or the leaver sees the waiter (both sequentially consistent). */
 class admission_gate
 {
 public:
-  /** Tickets whose lease is tracked (a size, not a setting): more may be
-  out, counted but never expired */
-  static constexpr unsigned MAX_SLOTS= 1024;
-  /** Age after which a ticket expires, in nanoseconds
-  (adaptive_controller::STALE) */
-  static constexpr uint64_t LEASE= adaptive_controller::STALE * 1000;
   /** The burst allowed, in nanoseconds of the rate (rate_clock) */
   static constexpr uint64_t WINDOW= rate_clock::TOLERANCE;
   /** Longest wait at a gate that lets nobody in, in nanoseconds
@@ -580,78 +592,67 @@ public:
   moves */
   static constexpr uint64_t MAX_WAIT= adaptive_controller::STALE * 1000;
 
+  /** Whether a connection holds a ticket (zero-initialised: none) */
   struct ticket
   {
-    unsigned slot= 0;
-    /** when the thread was let in (0: it holds no ticket) */
-    uint64_t since= 0;
+    bool held= false;
   };
 
-  admission_gate() noexcept
+  /** Let one in if the commit rate allows one more and, under a bound,
+  fewer than the bound hold a ticket.
+  @param now  a monotonic clock, in nanoseconds (nonzero)
+  @param t    written with a ticket if it is let in under a bound; nullptr:
+              it takes none (a wait owed is paid: it waits for room and a
+              token, and holds nothing after)
+  @return whether it was let in */
+  bool enter(uint64_t now, ticket *t) noexcept
   {
-    for (unsigned i= 0; i < MAX_SLOTS; i++)
-      m_free[i]= MAX_SLOTS - 1 - i;
+    const unsigned bound= m_bound.load(std::memory_order_relaxed);
+    if (bound && m_count.load(std::memory_order_seq_cst) >= bound)
+      return false;
+    if (m_clock.admit(now))
+    {
+      if (!m_rate_bound.load(std::memory_order_relaxed))
+        m_rate_bound.store(true, std::memory_order_relaxed);
+      return false;
+    }
+    if (!bound || !t)
+      return true;
+    unsigned n= m_count.load(std::memory_order_relaxed);
+    do
+      if (n >= bound)
+      {
+        /* filled since the first look: the token goes back */
+        m_clock.refund();
+        return false;
+      }
+    while (!m_count.compare_exchange_weak(n, n + 1,
+                                          std::memory_order_seq_cst,
+                                          std::memory_order_relaxed));
+    t->held= true;
+    return true;
   }
 
-  /** Let a thread in if fewer than concurrency() hold a ticket and the
-  commit rate allows one more.
-  @param now  a monotonic clock, in nanoseconds (nonzero)
-  @param t    the thread's ticket, written if it is let in
-  @return whether it was let in (always without a limit) */
-  bool enter(uint64_t now, ticket &t) noexcept
+  /** Give a ticket back.
+  @param t  the ticket (none: no-op); cleared
+  @return whether one was given back */
+  bool leave(ticket &t) noexcept
   {
-    if (!m_limit)
-      return true;
-    if (running() >= m_limit)
-    {
-      expire(now);
-      if (running() >= m_limit)
-        return false;
-    }
-    if (!m_tracking && m_clock.admit(now))
-      return !(m_rate_bound= true);
-    t.since= now;
-    if (!m_n_free)
-    {
-      t.slot= MAX_SLOTS;  /* counted, not tracked */
-      m_untracked++;
-      return true;
-    }
-    t.slot= m_free[--m_n_free];
-    m_since[t.slot]= now;
+    if (!t.held)
+      return false;
+    t.held= false;
+    m_count.fetch_sub(1, std::memory_order_seq_cst);
     return true;
   }
 
   /** @return nanoseconds until the commit rate allows the next admission
-  (0: now, or no limit)
+  (0: now, or no rate)
   @param now  a monotonic clock, in nanoseconds */
   uint64_t token_wait(uint64_t now) const noexcept
-  { return m_limit ? m_clock.wait(now) : 0; }
+  { return m_clock.wait(now); }
 
-  /** Give a ticket back: the thread committed.
-  @param t    the ticket (none: no-op); cleared
-  @return whether a slot was freed (the ticket had not expired) */
-  bool leave(uint64_t, ticket &t) noexcept
-  {
-    const uint64_t since= t.since;
-    t.since= 0;
-    if (!since)
-      return false;
-    if (t.slot >= MAX_SLOTS)
-    {
-      if (!m_untracked)
-        return false;
-      m_untracked--;
-    }
-    else if (m_since[t.slot] != since)
-      return false;
-    else
-      free_slot(t.slot);
-    return true;
-  }
-
-  /** Set the commit rate limit and the concurrency bound; with neither,
-  the gate opens.
+  /** Set the commit rate limit and the bound; with neither, the gate
+  opens.  Tickets out stay counted, and are given back as usual.
   @param now          a monotonic clock, in nanoseconds
   @param rate         the commit rate limit, transactions per second
                       (0 = none)
@@ -660,67 +661,44 @@ public:
   unsigned resize(uint64_t now, uint64_t rate, unsigned concurrency= 0)
     noexcept
   {
-    m_rate_bound= false;
+    m_rate_bound.store(false, std::memory_order_relaxed);
     m_clock.set(now, rate);
-    m_tracking= false;
-    if (!rate && !concurrency)
-      /* tickets that are out stay valid and are given back as usual */
-      return m_limit= 0;
-    return m_limit= concurrency ? concurrency : ~0U;
+    m_bound.store(concurrency, std::memory_order_relaxed);
+    const unsigned limit= concurrency ? concurrency : rate ? ~0U : 0;
+    m_limit.store(limit, std::memory_order_relaxed);
+    return limit;
   }
 
-  /** Hand out tickets without a limit (tests: an unlimited gate tracks its
-  tickets as a limited one does). */
+  /** Hand out tickets without a bound (tests: an unlimited gate counts
+  its tickets as a bounded one does), until the next resize(). */
   void track() noexcept
   {
-    m_tracking= true;
-    m_limit= ~0U;
+    if (!m_bound.load(std::memory_order_relaxed))
+    {
+      m_bound.store(~0U, std::memory_order_relaxed);
+      m_limit.store(~0U, std::memory_order_relaxed);
+    }
   }
 
-  /** @return the concurrency limit (0 = no limit; ~0U: a rate alone) */
-  unsigned concurrency() const noexcept { return m_limit; }
-  /** @return whether the commit rate kept a thread out since resize() */
-  bool rate_bound() const noexcept { return m_rate_bound; }
-  /** @return tickets out (some may have expired unnoticed) */
+  /** @return the limit (0 = none; ~0U: a rate alone, or track()) */
+  unsigned concurrency() const noexcept
+  { return m_limit.load(std::memory_order_relaxed); }
+  /** @return whether the commit rate kept one out since resize() */
+  bool rate_bound() const noexcept
+  { return m_rate_bound.load(std::memory_order_relaxed); }
+  /** @return tickets out */
   unsigned running() const noexcept
-  { return MAX_SLOTS - m_n_free + m_untracked; }
-
-  /** Admit one without a ticket and without the caller's latch, while no
-  concurrency bound is in force: the commit rate alone decides.
-  @param now  a monotonic clock, in nanoseconds
-  @return whether it was admitted (false: take the latched path) */
-  bool admit_unbounded(uint64_t now) noexcept
-  { return !m_clock.admit(now); }
+  { return m_count.load(std::memory_order_relaxed); }
 
 private:
-  void free_slot(unsigned slot) noexcept
-  {
-    m_since[slot]= 0;
-    m_free[m_n_free++]= slot;
-  }
-
-  /** Free the slots of expired tickets, at most once per millisecond */
-  void expire(uint64_t now) noexcept
-  {
-    if (now < LEASE || now - m_last_expiry < 1000000)
-      return;
-    m_last_expiry= now;
-    for (unsigned i= 0; i < MAX_SLOTS; i++)
-      if (m_since[i] && m_since[i] < now - LEASE)
-        free_slot(i);
-  }
-
-  uint64_t m_since[MAX_SLOTS]= {};
-  unsigned m_free[MAX_SLOTS];
-  unsigned m_n_free= MAX_SLOTS;
-  /** tickets out beyond MAX_SLOTS */
-  unsigned m_untracked= 0;
-  unsigned m_limit= 0;
-  uint64_t m_last_expiry= 0;
-  /** track(): tickets without a limit */
-  bool m_tracking= false;
-  /** the commit rate kept a thread out since resize() */
-  bool m_rate_bound= false;
+  /** tickets out */
+  std::atomic<unsigned> m_count{0};
+  /** the bound on tickets out (0: none, no ticket is taken) */
+  std::atomic<unsigned> m_bound{0};
+  /** concurrency() */
+  std::atomic<unsigned> m_limit{0};
+  /** the commit rate kept one out since resize() */
+  std::atomic<bool> m_rate_bound{false};
   /** the commit rate limit */
   rate_clock m_clock;
 };

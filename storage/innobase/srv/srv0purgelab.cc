@@ -71,17 +71,25 @@ static PSI_cond_info purge_throttle_conds[]=
 /** The processlist state of a connection waiting at the gate */
 static const char purge_throttle_wait_state[]= "Waiting for purge to catch up";
 
-/** A connection waiting at the gate, on its own stack */
+/** A thread's waiter at the gate: constructed on the thread's first wait,
+with a condition of its own (waited for with purge_throttle_sys.mutex), and
+destroyed when the thread ends; a wait allocates nothing. */
 struct server_waiter : purge_throttle::gate_waiter
 {
-  explicit server_waiter(purge_throttle::admission_gate::ticket &t) noexcept
-    : gate_waiter(t)
+  server_waiter() noexcept
   { mysql_cond_init(purge_throttle_cond_key, &cond, nullptr); }
   ~server_waiter() { mysql_cond_destroy(&cond); }
+  server_waiter(const server_waiter&)= delete;
+  server_waiter &operator=(const server_waiter&)= delete;
   mysql_cond_t cond;
 };
 
-/** Wakes a waiter that the gate let in; the latch is held */
+/** The waiter of the current thread (a thread waits for one connection at
+a time) */
+static thread_local server_waiter purge_throttle_waiter;
+
+/** Wakes a waiter: it was let in, became first, or is to look again; the
+latch is held */
 static void signal_waiter(purge_throttle::gate_waiter &w) noexcept
 {
   mysql_cond_signal(&static_cast<server_waiter&>(w).cond);
@@ -89,8 +97,10 @@ static void signal_waiter(purge_throttle::gate_waiter &w) noexcept
 
 /** The fork's purge throttle: the adaptive controller, the gate that enforces
 its commit rate limit, and the drain of rollback segments.
-Who may touch what: the gate only with mutex held (gate's const readers
-excepted); the controller and empty_batches only the purge coordinator;
+Who may touch what: the gate's queue and the calls that gate says are
+latched only with mutex held (admission while nobody waits, leave() and
+the readers take none); the controller and empty_batches only the purge
+coordinator;
 drain only the thread that runs undo log truncation (one at a time);
 the Atomic_relaxed members anyone. */
 struct purge_throttle_sys_t
@@ -176,12 +186,15 @@ struct purge_throttle_sys_t
       ha_wait_point_arm(target);
   }
 
-  /** Give a ticket back. */
+  /** Give a ticket back: one atomic decrement, and the latch only if
+  connections wait, to let them in on the room. */
   void leave(purge_throttle::admission_gate::ticket &t) noexcept
   {
+    if (!gate.leave(t) || !initialised)
+      return;
     mysql_mutex_lock(&mutex);
     ut_ad(owns());
-    gate.leave(my_interval_timer(), t, signal_waiter);
+    gate.admit(my_interval_timer(), signal_waiter);
     mysql_mutex_unlock(&mutex);
   }
 
@@ -405,17 +418,22 @@ uint purge_throttle_gate_waiting() noexcept
 uint purge_throttle_tickets() noexcept
 { return purge_throttle_sys.gate.tickets(); }
 
-/** Let a connection in at a point where it holds nothing: at once if the
-gate has room, else after waiting (killable, visible in the processlist)
-until the gate lets it in or until gate::give_up_at().
+/** Let a connection in at a point where it holds nothing: without the
+latch if nobody waits and the gate has room and a token, else after
+waiting in the gate's FIFO (killable, bounded, visible in the processlist,
+announced to a thread pool) until the gate lets it in, the limit lapses or
+gate::give_up_at().  The thread's own waiter is queued; the first waiter
+sleeps until the next token, room, or the time to give up or to see the
+limit lapse, and the others until they are let in or become first.
 @param thd  the connection, which holds no transaction and no locks
 @param c    its place at the gate
-@param pay  it pays a wait that an earlier commit owes (else it is let in
-            before a transaction that may write)
+@param pay  it pays a wait that an earlier commit owes, and takes no
+            ticket (else it is let in before a transaction that may write,
+            with a ticket under a bound)
 @param stopping  nullptr, or a test whether the thread was asked to stop
             without a KILL (STOP SLAVE), polled every POLL_MAX
-@return whether a limit was in force (or a test forced the queue): let in
-before a transaction, its commit owes no wait */
+@return whether a limit was in force (or a test forced the queue or a
+ticket): let in before a transaction, its commit owes no wait */
 bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
                                  bool pay, bool (*stopping)(THD*)) noexcept
 {
@@ -424,36 +442,37 @@ bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
   transaction (must_admit), take a ticket without a limit, wait unbounded */
   const bool must_wait= pay ? DBUG_IF("purge_throttle_must_wait")
     : DBUG_IF("purge_throttle_must_admit");
-  const bool take_ticket= DBUG_IF("purge_throttle_take_ticket");
-  purge_throttle::admission_gate::ticket &t= c.ticket;
-  /* the end of its transaction gave the ticket back */
-  ut_ad(!t.since);
+  const bool take_ticket= !pay && DBUG_IF("purge_throttle_take_ticket");
+  /* a ticket goes back when the transaction it let in ends, or at the next
+  point if none started (point_action::GIVE_BACK) */
+  ut_ad(pay || !c.ticket.held);
+  purge_throttle::admission_gate::ticket *const ticket=
+    pay ? nullptr : &c.ticket;
   const ulonglong start= my_interval_timer();
-  const bool limited= must_wait || gate.in_force(start, purge_runs());
-  if (!initialised || srv_shutdown_state != SRV_SHUTDOWN_NONE ||
-      (!limited && !take_ticket))
+  const bool limited= must_wait || take_ticket ||
+    gate.in_force(start, purge_runs());
+  if (!initialised || srv_shutdown_state != SRV_SHUTDOWN_NONE || !limited)
     return false;
-  /* the commit rate alone, while no bound is in force and nobody waits */
-  if (!must_wait && !take_ticket && gate.try_enter_unlatched(start))
-    return limited;
-  mysql_mutex_lock(&mutex);
-  ut_ad(owns());
   if (take_ticket)
-    gate.track_tickets(start);
-  const bool in= closed || (!must_wait && gate.try_enter(start, t));
-  mysql_mutex_unlock(&mutex);
-  if (in)
-    return limited;
-  /* the waiter's condition is created outside the latch */
-  server_waiter w{t};
+  {
+    mysql_mutex_lock(&mutex);
+    ut_ad(owns());
+    gate.track_tickets();
+    mysql_mutex_unlock(&mutex);
+  }
+  /* nobody waits, and there is room and a token: no latch */
+  if (!must_wait && gate.try_enter(start, ticket))
+    return true;
+  server_waiter &w= purge_throttle_waiter;
+  ut_ad(!w.prev && !w.next);
+  w.ticket= ticket;
   mysql_mutex_lock(&mutex);
   ut_ad(owns());
-  if (closed || (!must_wait && gate.try_enter(my_interval_timer(), t)))
+  if (closed || gate.enqueue(my_interval_timer(), w, !must_wait))
   {
     mysql_mutex_unlock(&mutex);
-    return limited;
+    return true;
   }
-  gate.enqueue(w);
   mysql_mutex_unlock(&mutex);
 
   if (purge_throttle::dml_wakes_purge(innodb_purge_coupled_throttle))
@@ -472,73 +491,61 @@ bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
   /* KILL (innobase_kill_query(), purge_throttle_kill()) signals w.cond
   under mutex, after it set the kill level */
   c.waiter= &w;
-  /* The coordinator, ending connections and mode switches let waiters in;
-  the first waiter that reaches give_up_at() goes on without a ticket, and
-  a limit that lapsed lets everyone in: DML is never stopped. */
+  /* Those who leave, the coordinator, mode switches and KILL wake it; the
+  first waiter also wakes at its next token, when the limit would lapse
+  (then it opens the gate) and at give_up_at() (then it goes on without a
+  ticket): DML is never stopped. */
   while (!w.admitted && !closed && !thd_kill_level(thd) &&
          !(stopping && stopping(thd)))
   {
-    if (unbounded && !stopping)
-      mysql_cond_wait(&w.cond, &mutex);
-    else
+    const ulonglong now= my_interval_timer();
+    ulonglong until= ~0ULL;
+    if (!unbounded && gate.head() == &w)
     {
-      const ulonglong now= my_interval_timer();
       if (gate.lapsed(now, purge_runs()))
       {
         /* no coordinator backs the limit any more: nobody waits */
         gate.open(now, signal_waiter);
         break;
       }
-      const bool first= gate.head() == &w;
-      ulonglong until= unbounded ? ~0ULL : gate.give_up_at(queued);
-      if (now >= until)
+      gate.admit(now, signal_waiter);
+      if (w.admitted)
+        break;
+      if (now >= gate.give_up_at(queued))
       {
-        if (first)
-        {
-          /* the gate let nobody in for MAX_WAIT: go on without a ticket,
-          and the next waiter waits MAX_WAIT more */
-          gate.gave_up(now);
-          break;
-        }
-        /* the first waiter gives up first, then signals this one */
-        until= now + purge_throttle::admission_gate::MAX_WAIT;
+        /* the gate let nobody in for MAX_WAIT: go on without a ticket,
+        and the next waiter waits MAX_WAIT more */
+        gate.gave_up(now);
+        break;
       }
-      /* nobody signals a STOP SLAVE: look again after POLL_MAX */
-      if (stopping)
-        until= std::min<ulonglong>(until, now + purge_throttle::POLL_MAX *
-                                   1000);
-      if (!unbounded && first)
-      {
-        /* the commit rate lets the first waiter in as time passes; a full
-        gate lets it in when someone leaves or a ticket's lease expires;
-        it looks again at least every POLL_MAX, also for a lapsed limit */
-        until= std::min<ulonglong>(until, now + purge_throttle::POLL_MAX *
-                                   1000);
-        if (const ulonglong token= gate.token_wait(now))
-          until= std::min<ulonglong>(until, now + token);
-        else
-        {
-          gate.poll(now, signal_waiter);
-          if (w.admitted)
-            break;
-        }
-      }
+      until= gate.wake_at(now, queued);
+    }
+    /* nobody signals a STOP SLAVE: look again after POLL_MAX */
+    if (stopping)
+      until= std::min<ulonglong>(until, now + purge_throttle::POLL_MAX *
+                                 1000);
+    if (until == ~0ULL)
+      mysql_cond_wait(&w.cond, &mutex);
+    else
+    {
       struct timespec deadline;
       set_timespec_nsec(deadline, until - now);
       mysql_cond_timedwait(&w.cond, &mutex, &deadline);
     }
   }
   c.waiter= nullptr;
-  gate.dequeue(w);
-  /* the next waiter is first now: it waits for the commit rate's time */
-  if (const purge_throttle::gate_waiter *head= gate.head())
-    signal_waiter(*const_cast<purge_throttle::gate_waiter*>(head));
+  /* out of the queue if not let in; the next first waiter is woken */
+  gate.dequeue(w, signal_waiter);
+  w.ticket= nullptr;
   mysql_mutex_unlock(&mutex);
+  /* killed as it was let in: the statement does not run */
+  if (ticket && ticket->held && thd_kill_level(thd))
+    leave(c.ticket);
   thd_proc_info(thd, old_state);
   thd_wait_end(thd);
   purge_throttle_stats.delayed_trx++;
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
-  return limited;
+  return true;
 }
 
 /** @return whether the adaptive throttle has a target */
@@ -548,17 +555,24 @@ static bool throttle_has_target() noexcept
                                     srv_max_purge_lag);
 }
 
+/** @return whether a limit is in force at a point that may let a
+transaction in, or a test forces the gate */
+static bool point_in_force() noexcept
+{
+  return DBUG_IF("purge_throttle_must_admit") ||
+    DBUG_IF("purge_throttle_take_ticket") || gate_in_force();
+}
+
 bool purge_throttle_point_waits(const purge_throttle::connection *c,
                                 bool may_write) noexcept
 {
-  if (c && c->owes_wait)
-    return true;
-  if (!may_write)
-    return false;
-  const bool in_force= DBUG_IF("purge_throttle_must_admit") ||
-    gate_in_force();
   static const purge_throttle::connection none{};
-  return purge_throttle::at_point(c ? *c : none, true, in_force) !=
+  const purge_throttle::connection &k= c ? *c : none;
+  if (purge_throttle::at_point(k, may_write, false) !=
+      purge_throttle::point_action::PASS)
+    return true;
+  return may_write &&
+    purge_throttle::at_point(k, true, point_in_force()) !=
     purge_throttle::point_action::PASS;
 }
 
@@ -566,20 +580,23 @@ void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
                                bool may_write, bool (*stopping)(THD*))
   noexcept
 {
-  if (purge_throttle::at_point(c, false, false) ==
+  if (purge_throttle::at_point(c, may_write, false) ==
+      purge_throttle::point_action::GIVE_BACK)
+  {
+    /* the statement that it was let in for started no transaction here */
+    purge_throttle_sys.leave(c.ticket);
+    c.admitted= false;
+  }
+  if (purge_throttle::at_point(c, may_write, false) ==
       purge_throttle::point_action::PAY)
   {
-    /* the wait of the transaction that committed; the ticket that it may
-    bring covers the next one, whose commit owes a wait of its own */
+    /* the wait of the transaction that committed; it takes no ticket */
     c.owes_wait= false;
     purge_throttle_sys.admit(thd, c, true, stopping);
   }
-  /* a payment made while no limit was in force brought no ticket: a
-  transaction that may write is let in on its own */
+  /* a transaction that may write is let in on its own */
   if (may_write &&
-      purge_throttle::at_point(c, true,
-                               DBUG_IF("purge_throttle_must_admit") ||
-                               gate_in_force()) ==
+      purge_throttle::at_point(c, true, point_in_force()) ==
       purge_throttle::point_action::ADMIT)
     c.admitted= purge_throttle_sys.admit(thd, c, false, stopping);
 }
@@ -592,15 +609,13 @@ void purge_throttle_kill(purge_throttle::connection &c) noexcept
 void purge_throttle_trx_ended(purge_throttle::connection &c,
                               bool wrote_commit) noexcept
 {
-  if (c.ticket.since)
-    purge_throttle_sys.leave(c.ticket);
+  purge_throttle_sys.leave(c.ticket);
   purge_throttle::trx_ended(c, wrote_commit, throttle_has_target());
 }
 
 void purge_throttle_connection_end(purge_throttle::connection &c) noexcept
 {
-  if (c.ticket.since)
-    purge_throttle_sys.leave(c.ticket);
+  purge_throttle_sys.leave(c.ticket);
   c.owes_wait= false;
   c.admitted= false;
 }
@@ -640,6 +655,9 @@ void purge_throttle_deinit() noexcept
   s.closed= true;
   s.gate.open(my_interval_timer(), signal_waiter);
   ut_ad(!s.gate.waiting());
+  /* every connection ended (trx_sys_t::close() found no trx_t left), and
+  each gave its ticket back */
+  ut_ad(!s.gate.tickets());
   s.arm(false);
   mysql_mutex_unlock(&s.mutex);
   mysql_mutex_destroy(&s.mutex);
