@@ -254,8 +254,7 @@ public:
   /** Age after which a published limit lapses unless the purge batch that
   followed it still runs, in microseconds: ten POLL_MAX, since the
   coordinator republishes at least every POLL_MAX while the law is in
-  force.  Also a waiter's longest wait at a gate that lets nobody in, and
-  an admission ticket's lease. */
+  force.  Also a waiter's longest wait at a gate that lets nobody in. */
   static constexpr uint64_t STALE= 10 * POLL_MAX;
 
   /** @return whether the law is in force for a history (or the coordinator
