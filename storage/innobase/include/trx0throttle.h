@@ -317,6 +317,8 @@ public:
     m_target= target;
     m_x= x;
     m_engaged= progress && engaged(x, target);
+    /* of x, p waits for truncation, u for purge to parse it */
+    const uint64_t p= std::min(pending, x), u= x - p;
     if (!progress || !target)
     {
       /* nothing is held while purge cannot progress (MDEV-29401) */
@@ -334,11 +336,10 @@ public:
       no faster than x leaves room: a bound that grows while a crowd comes
       in lets it in, and purge slows with it.  (u, not x: x also waits for
       truncation steps.) */
-      const uint64_t p= std::min(pending, x);
-      const double share= pending_share(target, x - p),
+      const double share= pending_share(target, u),
         room= (double(target) - double(x)) / double(target);
       const bool trend= m_trend_since && now - m_trend_since >= TAU_RATE;
-      const bool lost= room < 0 && trend && m_trend >= 0 && x > p && m_floor;
+      const bool lost= room < 0 && trend && m_trend >= 0 && u && m_floor;
       m_over= m_over || lost;
       const double g= std::min((share - double(p)) / share,
                                !m_over ? 1.0 : lost ? -1.0
@@ -366,8 +367,7 @@ public:
                                     : 0) / dt;
         const double a= dt / (dt + double(TAU_RATE) * 1e-6);
         m_rate= m_rate > 0 ? m_rate + a * (sample - m_rate) : sample;
-        const double u= double(x - std::min(pending, x));
-        m_trend+= a * ((u - m_u_window) / dt - m_trend);
+        m_trend+= a * ((double(u) - m_u_window) / dt - m_trend);
         if (m_engaged)
           m_dt= dt;
       }
@@ -378,7 +378,7 @@ public:
       }
       m_now= now;
       m_purged= purged;
-      m_u_window= double(x - std::min(pending, x));
+      m_u_window= double(u);
     }
     else if (m_engaged && m_limit)
       return m_limit;   /* within a window; m_floor stands */
