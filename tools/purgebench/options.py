@@ -28,6 +28,36 @@ from .scenarios import (DEFAULT_SCENARIOS, LABEL_RE, REGISTRY, SCENARIOS, TCP_SC
 from .server import Conn, sysbench_quoted
 
 
+def users(option):
+    """The scenarios that use a scenario option, for its help."""
+    names = option_users(option)
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+def scale_text(scenario, key):
+    """A scenario's default of a scale key and its --full one, for a help:
+    '256' or '16 (--full 64)' (lists joined by ',')."""
+    def text(v):
+        return ",".join(map(str, v)) if isinstance(v, (tuple, list)) else str(v)
+    small, full = (text(v) for v in REGISTRY[scenario].scale[key])
+    return small if small == full else f"{small} (--full {full})"
+
+
+def scale_of(option, key):
+    """scale_text() of the first scenario that takes an option and has the
+    scale key (an option of one scenario, or of several alike)."""
+    sc = next(s for s in REGISTRY.values()
+              if option in s.options + s.own_options and key in s.scale)
+    return scale_text(sc.name, key)
+
+
+def defaults(option, key):
+    """The defaults of a scale key in the scenarios that use an option, for
+    its help: 'backlog-vs-lag 256, purge-capacity 16 (--full 64), ...'."""
+    return ", ".join(f"{sc} {scale_text(sc, key)}" for sc in option_users(option)
+                     if key in REGISTRY[sc].scale)
+
+
 def parse_args(argv, check_only=False):
     """The options, checked. check_only (--check-args, before BUILD/setup):
     the same checks, except those that need what set-up installs."""
@@ -52,74 +82,96 @@ def parse_args(argv, check_only=False):
                          "build/release/sql/mariadbd; Debian's: see --compare-server)")
     ap.add_argument("--basedir", default=None, metavar="DIR",
                     help="its basedir, if not the parent of its bin/ or sbin/")
-    ap.add_argument("--arms", default=None,
-                    help="throttle arms for the fork: any of formula,uncoupled,adaptive "
-                         "(default formula,adaptive); the unthrottled arm always runs; "
-                         "--arms unthrottled runs it alone")
+    ap.add_argument("--arms", default=None, metavar="ARM[,ARM...]",
+                    help=f"the throttle arms of {users('--arms')}: any of "
+                         "formula,uncoupled,adaptive (default formula,adaptive; "
+                         "history-growth runs adaptive alone of them); the unthrottled arm "
+                         "always runs, --arms unthrottled alone; a server without the "
+                         "fork's variables runs formula as the lag alone and skips the others")
     ap.add_argument("--drains", type=drain_widths, default=None, metavar="N[,N...]",
                     help="run every arm once per innodb_purge_drain_rsegs width, e.g. 0,16 "
                          "(arms ARM+drainN; default: leave the variable alone)")
     ap.add_argument("--workload", default=None, metavar="NAME|FILE.lua",
-                    help="the sysbench workload every scenario runs instead of its own: one "
-                         "of sysbench's scripts (oltp_write_only, oltp_update_index, "
+                    help=f"the sysbench script that {users('--workload')} run instead of "
+                         "their own: one of sysbench's (oltp_write_only, oltp_update_index, "
                          "oltp_insert, ...: an unknown name lists them) or your Lua file")
     ap.add_argument("--sb-option", action="append", default=[], type=sb_option,
                     metavar="KEY=VALUE",
-                    help="an option of the workload's script, passed to sysbench as "
-                         "--KEY=VALUE (repeatable), e.g. delete_inserts=10")
+                    help="an option of the sysbench script a scenario runs, passed to it as "
+                         "--KEY=VALUE for prepare and run (repeatable), e.g. "
+                         "delete_inserts=10; insert-benchmark's own script takes its ib_* "
+                         "ones; options the harness sets (threads, tables, time, mysql-*, "
+                         "...) are refused")
     ap.add_argument("--sweep-threads", type=thread_counts, default=None, metavar="N[,N...]",
-                    help="thread-sweep: the thread counts (default 1,4,16,64,256,1024; "
-                         "--full also 4096)")
+                    help="thread-sweep: the thread counts, increasing; default "
+                         f"{scale_of('--sweep-threads', 'threads')}")
     ap.add_argument("--switch", type=switch, default=None, metavar="VAR=V1,V2[,...]",
                     help="thread-sweep: one arm per value of a global variable, e.g. "
                          "innodb_undo_log_compact_init=ON,OFF (the default on the fork; "
-                         "with --compare-server and no --switch: each server as it is)")
+                         "with --compare-server and no --switch: each server as it is); in "
+                         "attach mode only the throttle's own variables (innodb_purge_*, "
+                         "innodb_max_purge_lag*) unless --allow-switch VAR")
     ap.add_argument("--warehouses", type=upto(MAX["--warehouses"]), default=None, metavar="N",
-                    help="tpcc, ch: TPC-C warehouses (default 2, --full 10)")
+                    help=f"{users('--warehouses')}: TPC-C warehouses; default "
+                         f"{scale_of('--warehouses', 'warehouses')}")
     ap.add_argument("--ac-threads", type=upto(MAX["--ac-threads"]), default=None, metavar="N",
-                    help="ch: analytical query threads (default 1, --full 2)")
+                    help="ch: analytical query threads; default "
+                         f"{scale_of('--ac-threads', 'ac_threads')}")
     ap.add_argument("--check-time", type=upto(MAX["--check-time"]), default=None, metavar="S",
-                    help="tpcc, ch: seconds that go-tpc's consistency check may take after "
+                    help=f"{users('--check-time')}: seconds that go-tpc's consistency check "
+                         "may take after "
                          "each run; a check still running then is stopped, its queries "
                          "killed, and the conditions it finished reported (default 60; its "
                          "condition 3.3.2.10 takes minutes even at 1 warehouse)")
-    ap.add_argument("--full", action="store_true", help="seed scale (long)")
-    ap.add_argument("--repeats", type=upto(MAX["--repeats"]), default=None,
+    ap.add_argument("--full", action="store_true",
+                    help="every scenario at its seed scale (longer runs, more points and "
+                         "lags: the defaults in parentheses after --full)")
+    ap.add_argument("--repeats", type=upto(MAX["--repeats"]), default=None, metavar="N",
                     help="repeats of each arm, their order rotated (default 1; 2 for the "
                          "default run, no SCENARIO given)")
     ap.add_argument("--time", type=upto(MAX["--time"]), default=None, metavar="S",
-                    help="seconds per run (override; insert-benchmark: per query step)")
+                    help="seconds of load per run (default: each scenario's own); "
+                         "redo-per-trx and thread-sweep: per thread count, purge-capacity: "
+                         "per rate, insert-benchmark: per query step, snapshot-release: the "
+                         "load before the read view, and again after its release")
     ap.add_argument("--threads", type=upto(MAX["--threads"]), default=None, metavar="N",
-                    help="threads for backlog-vs-lag and purge-capacity; insert-benchmark: "
-                         "writers, and as many readers in the query steps (default 2)")
+                    help=f"client threads of {users('--threads')} (default: "
+                         f"{defaults('--threads', 'threads')}); insert-benchmark: writers, "
+                         "and as many readers in its query steps")
     ap.add_argument("--tables", type=upto(MAX["--tables"]), default=None, metavar="N",
-                    help="sysbench tables (override)")
+                    help=f"sysbench tables of {users('--tables')} (default: "
+                         f"{defaults('--tables', 'tables')})")
     ap.add_argument("--rows", type=upto(MAX["--rows"]), default=None, metavar="N",
-                    help="rows per table (override; insert-benchmark: the table's rows, "
-                         "of which l.i1 inserts 40%% and l.i2 10%%)")
+                    help=f"rows per table of {users('--rows')} (default: "
+                         f"{defaults('--rows', 'rows')}); insert-benchmark: the table's "
+                         "rows, of which l.i1 inserts 40%% and l.i2 10%%")
     ap.add_argument("--lags", type=lags, default=None, metavar="N[,N...]",
-                    help="innodb_max_purge_lag values for backlog-vs-lag and insert-benchmark, "
-                         "e.g. 10000,100000")
+                    help=f"the innodb_max_purge_lag targets of {users('--lags')}, each "
+                         "throttle arm at each, e.g. 10000,100000 (default: "
+                         f"{defaults('--lags', 'lags')})")
     ap.add_argument("--hold", type=upto(MAX["--hold"]), default=None, metavar="S",
-                    help="snapshot-release: seconds the read view is held (default 30, "
-                         "--full 300); --time is the load before it")
+                    help="snapshot-release: seconds the read view is held; default "
+                         f"{scale_of('--hold', 'hold')}; --time is the load "
+                         "before it")
     ap.add_argument("--release-forms", type=release_forms, default=None,
                     metavar="continue,stop",
                     help="snapshot-release: the load goes on after the release (continue), "
                          "stops at it (stop, MDEV-16260's form), or both (default)")
     ap.add_argument("--rates", type=rates, default=None, metavar="N[,N...]",
                     help="purge-capacity: the paced write rates to try, transactions per "
-                         "second, in increasing order (default 500,1000,2000,4000,8000, with --full "
-                         "also 16000); an unpaced run follows while purge keeps up")
+                         "second, in increasing order; default "
+                         f"{scale_of('--rates', 'rates')}; an unpaced run follows "
+                         "while purge keeps up")
     ap.add_argument("--option", action="append", default=[], type=cnf_option,
                     metavar="VAR=VALUE",
                     help="extra my.cnf setting of a server purgebench starts (repeatable); "
                          "the settings it owns (datadir, socket, port, log-error, user, "
                          "...) are refused, each naming the option to use instead")
     ap.add_argument("--cpu-load", type=cpu_load, default=0, metavar="N",
-                    help="N processes spinning on the CPU while each run's load runs, as other "
-                         "work on a busy host (default 0)")
-    ap.add_argument("--out", default=None, help="results directory (default results/<time>)")
+                    help="N processes (0..64) spinning on the CPU while each run's load "
+                         "runs, as other work on a busy host (default 0)")
+    ap.add_argument("--out", default=None, metavar="DIR",
+                    help="results directory (default results/<time>)")
     ap.add_argument("--reuse-datadir", action="store_true",
                     help="allow an existing data directory under --out")
     ap.add_argument("--dry-run", action="store_true",
@@ -162,10 +214,11 @@ def parse_args(argv, check_only=False):
                           "the throttle's own (innodb_purge_*, innodb_max_purge_lag*); every "
                           "client of the server meets its values while an arm runs")
     att.add_argument("--schema", default=None, metavar="NAME",
-                     help="the schema purgebench creates and drops (default purgebench); "
-                          "one that exists already is refused")
+                     help="the schema purgebench creates and drops (default purgebench), "
+                          "and NAME_tpcc for tpcc and ch; one that exists already is refused")
     att.add_argument("--drain-timeout", type=upto(MAX["--drain-timeout"]), default=None, metavar="S",
-                     help="the longest the drain after a run is sampled (default 300)")
+                     help="seconds the drain after a run is sampled at most, until the "
+                          "history is under the target and zero (default 300)")
     cmp = ap.add_argument_group(
         "comparing servers",
         "A is --server, B is --compare-server; or any number with --server-list.\n"
@@ -181,7 +234,8 @@ def parse_args(argv, check_only=False):
     cmp.add_argument("--compare-basedir", default=None, metavar="DIR",
                      help="B's basedir, if not the parent of its bin/ or sbin/")
     cmp.add_argument("--label", default=None, metavar="LABEL",
-                     help="A's name in arm names, the report and server-LABEL/ (default fork)")
+                     help="A's name in arm names, the report and server-LABEL/ (default "
+                          "fork; in attach mode attached)")
     cmp.add_argument("--compare-label", default=None, metavar="LABEL",
                      help="B's name (default stock)")
     cmp.add_argument("--server-list", type=server_list, default=None,
@@ -561,11 +615,11 @@ def check_switch(ap, a):
     """Attach mode: --switch sets the throttle's own variables, or one that
     --allow-switch names; --allow-switch names what --switch sets."""
     var = a.switch[0] if a.switch else None
-    for allowed in a.allow_switch:
-        if allowed != var:
+    for allowed in a.allow_switch:      # a variable's name in any case, as the server takes it
+        if allowed.lower() != (var or "").lower():
             ap.error(f"--allow-switch {allowed}: "
                      + (f"--switch sets {var}" if var else "no --switch sets it"))
-    if var and not THROTTLE_VAR_RE.fullmatch(var) and var not in a.allow_switch:
+    if var and not THROTTLE_VAR_RE.fullmatch(var) and not a.allow_switch:
         ap.error(f"--switch {var}=...: in attach mode --switch sets only the throttle's own "
                  f"variables (innodb_purge_*, innodb_max_purge_lag*): every client of the "
                  f"server would meet {var}'s values; if that is meant, add "
