@@ -75,7 +75,7 @@ class Bench(Runner, Lent, gotpc.Runs, insertbench.Runs):
         self.secrets = [self.attach.password] if self.attach and self.attach.password else []
         self.sb_extra = list(args.sb_option)
         if self.attach:
-            self.log(ATTACH_WARNING)
+            self.log(attach_warning(args))
         for note in getattr(args, "notes", ()):
             self.log(note)
         if args.workload:
@@ -368,6 +368,16 @@ ATTACH_WARNING = (
     "every other client of this server is throttled as the benchmark's are, and during "
     "snapshot-release's held read view purge stalls for everyone; the settings are "
     "restored at the end (restore-globals.sql)")
+def attach_warning(args):
+    """The first line of progress.log in attach mode: what other clients of
+    the server see while the harness runs (and a variable that
+    --allow-switch lets --switch set, with its values)."""
+    allowed = (f"; --allow-switch {args.switch[0]}: every client meets "
+               f"{args.switch[0]}={', then '.join(args.switch[1])} while thread-sweep runs"
+               if getattr(args, "allow_switch", None) and args.switch else "")
+    return ATTACH_WARNING + allowed
+
+
 # the signals that stop a benchmark as Ctrl-C does: kill, a dropped ssh
 # session (SIGHUP), Ctrl-\ (SIGQUIT)
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)

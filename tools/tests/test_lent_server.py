@@ -153,6 +153,16 @@ class LentServerTest(unittest.TestCase):
         self.assertIn("snapshot-release", first)
         self.assertIn("purge stalls for everyone", first)
 
+    def test_the_first_line_names_a_variable_allowed_to_switch(self):
+        a = bench.parse_args(["thread-sweep", "--host", "db1", "--switch",
+                              "max_connections=10,20", "--allow-switch", "max_connections"])
+        line = bench.attach_warning(a)
+        self.assertTrue(line.startswith(bench.ATTACH_WARNING))
+        self.assertIn("--allow-switch max_connections: every client meets "
+                      "max_connections=10, then 20 while thread-sweep runs", line)
+        self.assertEqual(bench.ATTACH_WARNING, bench.attach_warning(
+            bench.parse_args(["thread-sweep", "--host", "db1"])))
+
     def test_switch_sets_the_throttle_s_variables_only_unless_allowed(self):
         from test_fail_early import parse_error
         base = ["thread-sweep", "--host", "db1"]
@@ -166,6 +176,12 @@ class LentServerTest(unittest.TestCase):
         a = bench.parse_args(base + ["--switch", "max_connections=10,20",
                                      "--allow-switch", "max_connections"])
         self.assertEqual("max_connections", a.switch[0])
+        # a variable's name in any case, as the server takes it
+        a = bench.parse_args(base + ["--switch", "Max_Connections=10,20",
+                                     "--allow-switch", "max_connections"])
+        self.assertEqual("Max_Connections", a.switch[0])
+        self.assertIn("add --allow-switch MAX_CONNECTIONS",
+                      parse_error(base + ["--switch", "MAX_CONNECTIONS=10,20"]))
         # a server the harness starts is its own: any variable
         self.assertEqual("max_connections", bench.parse_args(
             ["thread-sweep", "--switch", "max_connections=10,20"]).switch[0])
