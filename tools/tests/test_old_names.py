@@ -128,6 +128,11 @@ class OldDirectory(unittest.TestCase):
                 self.assertNotIn("no-throttle", {plan.arm_of(r).name for r in runs})
                 self.assertTrue(all(r["samples"] and r["intervals"] for r in runs
                                     if r["scenario"] == "history-growth"))
+                # its summary.md, the page a reader opens, says the name now
+                with open(os.path.join(DOCS_RESULTS, d, "summary.md")) as f:
+                    text = f.read()
+                self.assertNotIn("no-throttle", text)
+                self.assertIn("unthrottled |", text)
 
 
 if __name__ == "__main__":
