@@ -231,4 +231,7 @@ INNODB_METRICS has the throttle's internal counters, srv0purgelab_mon.h) */
    SHOW_ULONGLONG},                                                     \
   /* not the throttle's: the undo page initialisations per redo record */ \
   {"undo_pages_init_compact", &undo_pages_init_compact, SHOW_ULONGLONG}, \
-  {"undo_pages_init_generic", &undo_pages_init_generic, SHOW_ULONGLONG},
+  {"undo_pages_init_generic", &undo_pages_init_generic, SHOW_ULONGLONG}, \
+  /* ...and the UNDO_INIT records that crash recovery applied */       \
+  {"undo_pages_init_compact_recovered", &recv_undo_init_applied,        \
+   SHOW_ULONGLONG},

@@ -290,6 +290,10 @@ UNDO_INIT (innodb_undo_log_compact_init=ON) or generic writes (OFF), so
 that redo measurements know how many page creations they contain */
 extern Atomic_counter<ulonglong> undo_pages_init_compact;
 extern Atomic_counter<ulonglong> undo_pages_init_generic;
+/** UNDO_INIT records that crash recovery applied since startup (defined
+in log0recv.cc; a record skipped because the page on disk was newer is not
+counted) */
+extern Atomic_counter<ulonglong> recv_undo_init_applied;
 
 /** Initialize a freshly allocated undo log page and write its redo log,
 either as one UNDO_INIT record or as generic writes.
