@@ -22,8 +22,7 @@ import os
 import re
 import time
 
-from . import client, cpuload, gotpc, insertbench, progress, sampler, snapshot, stats, \
-    sysbench
+from . import client, cpuload, gotpc, insertbench, progress, sampler, stats, sysbench
 from .scenarios import SCALE, sb_options_for
 from .server import ServerError, redact
 from .tables import DRAIN, drain_cell, fmt
@@ -102,10 +101,13 @@ class Runner:
 
     def measure(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
                 repeat, rate=None, extra=None, client=None, options=(), parse=None,
-                client_short=None, view=None):
-        """One measured run. view: (before, hold) for snapshot-release: a read
-        view opened `before` s into the load and held `hold` s (None: until
-        the load ends; snapshot.ViewHolder). client: None for sysbench on the sbtest tables
+                client_short=None, beside=None):
+        """One measured run. beside: what a scenario runs beside the load
+        (snapshot.View, snapshot-release's read view): its start(server,
+        t0) returns a thread, started with the load, whose release() comes
+        when the load ends and close() after it, and whose error, if any, is
+        logged; its results(result, settings, extra) go into the result.
+        client: None for sysbench on the sbtest tables
         (prepared here), or a function of the server that returns the
         command of another client and a function that starts it (on_interval,
         on_exit), as sysbench.Run (gotpc.Run). options: more options for this
@@ -154,17 +156,15 @@ class Runner:
         holder = None
         with cpuload.spinning(self.args.cpu_load):
             def on_exit():      # the last sample is taken under load
-                if holder:      # the stop form: the view goes with the load
-                    holder.release()
+                if holder:      # e.g. snapshot-release's stop form: the view goes
+                    holder.release()    # with the load
                 smp.stop(final=True)
                 cpu[1] = server_cpu(srv)
                 srv.signal_shutdown()
             load_start = time.time() - smp.t0
             run = start(on_interval=on_interval, on_exit=on_exit)
-            if view:
-                holder = snapshot.ViewHolder(lambda: sampler.connect(srv.socket), smp.t0,
-                                             *view)
-                holder.start()
+            if beside:
+                holder = beside.start(srv, smp.t0)
             short = None
             try:
                 summary = run.pump()
@@ -246,11 +246,10 @@ class Runner:
                       **drained, **shut,
                       **(parse("".join(run.text)) if parse else {}))
         if holder:
-            result.update(holder.result(), load_start_t=round(load_start, 2),
-                          view_target=drain_target(settings, extra, self.args.lags))
-            result.update(snapshot.figures(result, result["view_target"]))
+            result["load_start_t"] = round(load_start, 2)
+            result.update(beside.results(result, settings, extra))
             if holder.error:
-                self.log(f"  {scenario} {arm} #{repeat}: the read view: {holder.error}")
+                self.log(f"  {scenario} {arm} #{repeat}: {beside.what}: {holder.error}")
         self.keep(t, result, extra)
         form = f" ({(extra or {})['release_form']} form)" if (extra or {}).get(
             "release_form") else ""

@@ -32,7 +32,7 @@ report; scenarios/snapshot_release.py plans the runs."""
 import threading
 import time
 
-from . import stats
+from . import sampler, stats
 from .cells import fmt
 
 SCENARIO = "snapshot-release"
@@ -40,6 +40,33 @@ FORMS = ("continue", "stop")
 AFTER_S = 30        # the window "after the release"
 END_HEADER = ("of the history when the load ended: unparsed (share) / purged, "
               "not truncated")
+
+
+class View:
+    """What snapshot-release runs beside a run's load (the core's
+    measure(beside=...)): a read view opened `before` s into the load and
+    held `hold` s (None: until the load ends), a ViewHolder; its figures
+    against the run's target (its lag, else the first of lags)."""
+    what = "the read view"
+
+    def __init__(self, before, hold, lags):
+        self.before, self.hold, self.lags = before, hold, lags
+        self.holder = None
+
+    def start(self, srv, t0):
+        self.holder = ViewHolder(lambda: sampler.connect(srv.socket), t0, self.before,
+                                 self.hold)
+        self.holder.start()
+        return self.holder
+
+    def results(self, result, settings, extra):
+        """The view's times and figures, for the run's result (which has
+        its samples, intervals and load_start_t)."""
+        target = ((settings or {}).get("innodb_max_purge_lag") or (extra or {}).get("lag")
+                  or (self.lags[0] if self.lags else None))
+        out = dict(self.holder.result(), view_target=target)
+        out.update(figures(dict(result, **out), target))
+        return out
 
 
 class ViewHolder(threading.Thread):

@@ -139,6 +139,22 @@ class Layout(unittest.TestCase):
                     named.append(f"{rel}:{node.lineno}: {node.value}")
         self.assertEqual([], named)
 
+    def test_the_one_measured_run_knows_no_read_view(self):
+        """snapshot-release's read view runs beside the load through
+        measure()'s generic beside= (snapshot.View), not as the core's own:
+        measure.py neither imports snapshot nor names its view."""
+        with open(os.path.join(PKG, "measure.py")) as f:
+            text = f.read()
+        imported = set()
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.ImportFrom):
+                imported |= {a.name for a in node.names} | {node.module or ""}
+        self.assertNotIn("snapshot", imported)
+        self.assertNotIn("ViewHolder", text)
+        from purgebench.scenarios import snapshot_release
+        with open(snapshot_release.__file__) as f:
+            self.assertIn("beside=", f.read())
+
     def test_the_registry_names_the_scenarios_with_steps(self):
         from purgebench import plan
         self.assertEqual({n for n, s in scenarios.REGISTRY.items() if s.steps},

@@ -127,9 +127,9 @@ class SnapBench(tp.FakeBench):
     view, and what the continue form or the stop form measures."""
 
     def run_arm(self, t, scenario, arm, settings, test, tables, rows, threads, seconds,
-                repeat, extra=None, view=None):
+                repeat, extra=None, beside=None):
         srv = self.use(t)
-        before, hold = view
+        before, hold = view = (beside.before, beside.hold)
         form = extra["release_form"]
         released = before + (hold if form == "continue" else 0) + (0 if form == "continue"
                                                                    else 30)
@@ -204,7 +204,8 @@ class MeasureTest(unittest.TestCase):
                 mock.patch("builtins.print"):
             res = b.run_arm(t, "snapshot-release", Arm("unthrottled"), {"innodb_max_purge_lag": 0},
                             "oltp_write_only", 1, 100, 4, 3, 1,
-                            extra={"lag": 10000, "release_form": "stop"}, view=(0, None))
+                            extra={"lag": 10000, "release_form": "stop"},
+                            beside=snapshot.View(0, None, [10000]))
             b.stop()
         sqls = [sql for _, sql in conn.sent]
         self.assertEqual(["START TRANSACTION WITH CONSISTENT SNAPSHOT",
@@ -230,7 +231,8 @@ class MeasureTest(unittest.TestCase):
                 mock.patch("builtins.print"):
             res = b.run_arm(b.targets[0], "snapshot-release", Arm("unthrottled"),
                             {"innodb_max_purge_lag": 0}, "oltp_write_only", 1, 100, 4, 3, 1,
-                            extra={"lag": 10000, "release_form": "stop"}, view=(0, None))
+                            extra={"lag": 10000, "release_form": "stop"},
+                            beside=snapshot.View(0, None, [10000]))
             b.stop()
         self.assertEqual((206301, 1.0, 18725401),
                          (res["backlog"], res["shutdown_log_s"], res["shutdown_redo_bytes"]))

@@ -46,8 +46,9 @@ class SnapshotRelease(Throttled, Sysbench):
                 form = extra["release_form"]
                 seconds = before + hold + (snapshot.AFTER_S + before if form == "continue"
                                            else 0)
+                view = snapshot.View(before, hold if form == "continue" else None, lags)
                 self.run_one(bench, job, t, arm, st, threads, r, seconds, extra=extra,
-                             view=(before, hold if form == "continue" else None))
+                             beside=view)
 
     def tables(self, ctx):
         return snapshot.table(ctx.of(self.name))
