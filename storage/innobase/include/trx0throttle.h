@@ -153,6 +153,14 @@ public:
       m_w= 0;
   }
 
+  /** Bound W by n at most, if it is in force.
+  @param n  connections, at least 1 */
+  void cap(double n) noexcept
+  {
+    if (m_w > 0)
+      m_w= std::max(1.0, std::min(m_w, n));
+  }
+
   /** The law went out of force. */
   void reset() noexcept { m_w= 0; }
 
@@ -199,11 +207,13 @@ admission_gate enforces its output.
   C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
   g = (S - p) / S; from when, x over T, u did not fall over TAU_RATE
-      with C at its floor until W lapses: min(that, -1 while so,
-      (T - x) / T while TAU du/dt < T - x, else 0)
+      with C at its floor (C lost) until W lapses: min(that, -1 while
+      so, (T - x) / T while TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
+  as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
-  W from g < 0 until it is back at want, while purge progresses
+  W from g < 0 until it is back at want, while purge progresses; an
+  empty history ends it unless C lost since it came into force
 
 C, admissions a second, drains what purge parses: at the target it
 admits what purge parses, and the integral removes what r misses.  W, the
@@ -213,11 +223,11 @@ references, and what transactions let in before keep committing over
 the target once C is at its floor (on hot rows a crowd of them also
 slows purge's parse).  It is slack unless p exceeds what the unparsed
 part leaves of T, or, x over T, u does not fall with C at its floor:
-then it shrinks at its fastest, and after grows back only while u, at
-its trend, would not reach T within TAU, no faster than x leaves room.
-It bounds
-every read-write transaction open, with a ticket or without
-(ticket_bound()).  What the oldest read view keeps purge from
+then it drops at once to the transactions open that would commit at C,
+shrinks at its fastest while that lasts, and after grows back only while
+u, at its trend, would not reach T within TAU, no faster than x leaves
+room.  It bounds every read-write transaction open, with a ticket or
+without (ticket_bound()).  What the oldest read view keeps purge from
 parsing is in neither part: no throttle removes it (MDEV-29401).
 Rationale and measurements: docs/adaptive-throttle.md. */
 class adaptive_controller
@@ -308,11 +318,13 @@ public:
   @param rate_bound  the commit rate limit held a connection back since
                    the last update (anti-windup: the integral grows only
                    while a higher limit would admit more)
+  @param open      read-write transactions open now (at most want)
   @return the commit rate to admit, read-write transactions per second;
   0 = no limit (concurrency() may still bound the transactions let in) */
   uint64_t update(uint64_t now, uint64_t x, uint64_t pending,
                   uint64_t purged, uint64_t target, bool progress,
-                  uint64_t want, bool rate_bound) noexcept
+                  uint64_t want, bool rate_bound,
+                  uint64_t open= ~uint64_t{0}) noexcept
   {
     m_target= target;
     m_x= x;
@@ -325,6 +337,7 @@ public:
       m_bound.reset();
       m_bound_at= 0;
       m_over= false;
+      m_lost= false;
     }
     else
     {
@@ -339,7 +352,10 @@ public:
       const double share= pending_share(target, u),
         room= (double(target) - double(x)) / double(target);
       const bool trend= m_trend_since && now - m_trend_since >= TAU_RATE;
-      const bool lost= room < 0 && trend && m_trend >= 0 && u && m_floor;
+      /* what commits: what purge parses plus what u grows by */
+      const double commits= m_rate + m_trend;
+      const bool lost= room < 0 && trend && m_trend >= 0 && u && m_floor &&
+        commits > 0;
       m_over= m_over || lost;
       const double g= std::min((share - double(p)) / share,
                                !m_over ? 1.0 : lost ? -1.0
@@ -350,6 +366,17 @@ public:
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6, g, double(want));
+      /* Once C loses, W drops at once to the transactions open that
+      would commit at C (Little's law at their present holding time): the
+      crowd that made it lose has to leave before another comes in. */
+      if (lost && !m_lost)
+        m_bound.cap(double(std::min(open, want)) * double(m_limit) /
+                    commits);
+      m_lost= lost;
+      /* An empty history ends W unless it answers to x: the crowd that
+      it keeps out would fill the history again. */
+      if (!x && !m_over)
+        m_bound.reset();
       m_over= m_over && m_bound.in_force();
       m_bound_at= now;
     }
@@ -467,11 +494,13 @@ private:
   /** seconds since the last integration (0: none) */
   double m_dt= 0;
   bool m_engaged= false;
-  /** C was at its floor at the last evaluation of the rate */
-  bool m_floor= false;
   /** W answers to x as well as to p: with x over T, u did not fall while
   C was at its floor, and W has not lapsed since */
   bool m_over= false;
+  /** C was at its floor at the last evaluation of the rate */
+  bool m_floor= false;
+  /** C had lost at the last update() */
+  bool m_lost= false;
   /** u = x - p at the start of the current rate window */
   double m_u_window= 0;
   /** du/dt, averaged over TAU_RATE like m_rate, per second */

@@ -323,7 +323,7 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   const uint64_t limit=
     s.adaptive.update(now / 1000, x, purge_truncation_pending_trx(), purged,
                       srv_max_purge_lag, x != 0, s.gate.want(n_open),
-                      s.gate.rate_bound());
+                      s.gate.rate_bound(), n_open);
   s.publish(now, limit,
             purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
                                          s.gate.tickets()));
@@ -343,12 +343,27 @@ void purge_throttle_no_history() noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
   srv_dml_needed_delay= 0;
-  s.gate.batch_ends(my_interval_timer());
+  const ulonglong now= my_interval_timer();
+  s.gate.batch_ends(now);
   s.empty_batches= 0;
-  /* nothing is held with an empty history */
-  s.adaptive.update(0, 0, 0, 0, 0, false, 0, false);
-  s.adaptive_drain_width= 0;
-  s.publish(my_interval_timer(), 0);
+  if (!throttle_is_adaptive())
+  {
+    s.adaptive.update(0, 0, 0, 0, 0, false, 0, false);
+    s.adaptive_drain_width= 0;
+    s.publish(now, 0);
+    return;
+  }
+  /* The rate lapses with an empty history, and so does the bound unless
+  it answers to the history (adaptive_controller::update()): the crowd
+  that it keeps out would fill the history again. */
+  const uint64_t n_open= trx_sys.rw_trx_hash.size();
+  s.adaptive.update(now / 1000, 0, 0,
+                    trx_in_ids(purge_sys.tail.trx_no), srv_max_purge_lag,
+                    true, s.gate.want(n_open), s.gate.rate_bound(), n_open);
+  s.adaptive_drain_width= s.adaptive.drain_width();
+  s.publish(now, 0,
+            purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
+                                         s.gate.tickets()));
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
