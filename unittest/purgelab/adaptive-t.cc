@@ -321,8 +321,9 @@ TEST(AdaptiveThrottle, PacesAroundTheTarget)
     << "and while nobody waits";
 }
 
-/* The drain of rollback segments answers to the truncation-pending part,
-as the bound does: in force from p > S until the bound lapses. */
+/* The drain of rollback segments answers to the truncation-pending part:
+in force from p > ENGAGE S (before the bound, from p > S) and while the
+bound is; the bound from p lapses once p is under ENGAGE S. */
 TEST(AdaptiveThrottle, DrainsWithTheBound)
 {
   const unsigned wide= purge_throttle::rseg_drain::ADAPTIVE_WIDTH;
@@ -337,17 +338,22 @@ TEST(AdaptiveThrottle, DrainsWithTheBound)
   ASSERT_GT(d.c.limit(), 0u);
   EXPECT_EQ(0u, d.c.drain_width());
   EXPECT_EQ(0u, d.c.concurrency());
-  /* p over its share: drain and bound from the same update */
+  /* p over half its share (S = T, u = 0): the drain, not the bound */
+  d.step(T, T, true, true, 1000, 10000, 3 * T / 5);
+  EXPECT_EQ(wide, d.c.drain_width());
+  EXPECT_EQ(0u, d.c.concurrency());
+  /* p over its share: the bound too */
   d.step(2 * T, T, true, true, 1000, 10000, 2 * T);
   EXPECT_EQ(wide, d.c.drain_width());
   EXPECT_GT(d.c.concurrency(), 0u);
-  /* the history falls under half the target: the rate is lifted, the
-  bound and the drain stay until the bound is back at want */
+  /* between half its share and its share: both stay */
+  d.step(3 * T / 4, T, true, true, 1000, 10000, 3 * T / 4);
+  EXPECT_EQ(wide, d.c.drain_width());
+  EXPECT_GT(d.c.concurrency(), 0u);
+  /* truncation frees p to a quarter of T: the bound and the drain end at
+  once, as the rate does under half the target */
   d.step(T / 4, T, true, true, 1000, 10000, T / 4);
   EXPECT_EQ(0u, d.c.limit());
-  EXPECT_EQ(wide, d.c.drain_width());
-  for (int i= 0; i < 1000 && d.c.concurrency(); i++)
-    d.step(T / 4, T, true, true, 1000, 10000, T / 4);
   EXPECT_EQ(0u, d.c.concurrency());
   EXPECT_EQ(0u, d.c.drain_width());
   /* purge blocked by a read view: a segment whose last transaction the
@@ -1334,12 +1340,18 @@ TEST(OpenBound, AnswersToTheHistoryOnceTheRateCanDoNoMore)
   for (int i= 0; i < 200; i++)
     d.step(T, T, true, true, 10, 10000, 0, 1000);
   EXPECT_EQ(shrunk, d.c.concurrency()) << "held where C holds x at T";
-  /* x at 0.9 T: room 0.1, W grows by at most e^(0.1 t / TAU) */
+  /* x at 0.9 T: C is in force and holds the history; W does not let
+  in what C keeps out */
   for (int i= 0; i < 400; i++)
     d.step(9 * T / 10, T, true, true, 10, 10000, 0, 1000);
+  EXPECT_EQ(shrunk, d.c.concurrency()) << "held while C is in force";
+  /* x at 0.4 T, C out of force: room 0.6, W grows by at most
+  e^(0.6 t / TAU) */
+  for (int i= 0; i < 200; i++)
+    d.step(4 * T / 10, T, true, true, 10, 10000, 0, 1000);
   EXPECT_GT(d.c.concurrency(), shrunk);
   EXPECT_LE(double(d.c.concurrency()),
-            std::ceil(shrunk * std::exp(0.1 * 4.0 / TAU_S)) + 1);
+            std::ceil(shrunk * std::exp(0.6 * 2.0 / TAU_S)) + 1);
   /* an empty history: back to want at most e per TAU, then it lapses */
   for (int i= 0; i < 2000 && d.c.concurrency(); i++)
     d.step(0, T, true, true, 10, 10000, 0, 1000);
@@ -1371,9 +1383,14 @@ TEST(OpenBound, GrowsBackOnlyWhileNoCrowdComesIn)
   for (int i= 0; i < 100; i++, x+= 20)
     d.step(x, T, true, true, 10, 10000, 0, 1000);
   EXPECT_EQ(low, d.c.concurrency()) << "held while u rises";
-  /* x stands at 0.9 T: once its trend has decayed, it grows */
+  /* x stands at 0.86 T: its trend decays, but C is in force: held */
   const unsigned held= d.c.concurrency();
   for (int i= 0; i < 200; i++)
+    d.step(x, T, true, true, 10, 10000, 0, 1000);
+  EXPECT_EQ(held, d.c.concurrency());
+  /* x falls to 0.4 T and stands: once its trend has decayed, it grows */
+  x= 4 * T / 10;
+  for (int i= 0; i < 300; i++)
     d.step(x, T, true, true, 10, 10000, 0, 1000);
   EXPECT_GT(d.c.concurrency(), held);
 }

@@ -338,6 +338,7 @@ public:
       m_bound_at= 0;
       m_over= false;
       m_lost= false;
+      m_drain= false;
     }
     else
     {
@@ -345,10 +346,11 @@ public:
       does not fall although C is at its floor: C can do no more, and what
       commits was let in before; only fewer open transactions drain it.
       From then until it lapses, W shrinks while that lasts and grows only
-      while x is under T and u, at its trend, would not reach T within TAU,
-      no faster than x leaves room: a bound that grows while a crowd comes
-      in lets it in, and purge slows with it.  (u, not x: x also waits for
-      truncation steps.) */
+      while C is out of force (x under ENGAGE T) and u, at its trend, would
+      not reach T within TAU, no faster than x leaves room: a bound that
+      grows while C holds the history back, or while a crowd comes in,
+      lets in what C keeps out, and purge slows with it.  (u, not x: x
+      also waits for truncation steps.) */
       const double share= pending_share(target, u),
         room= (double(target) - double(x)) / double(target);
       const bool trend= m_trend_since && now - m_trend_since >= TAU_RATE;
@@ -359,7 +361,7 @@ public:
       m_over= m_over || lost;
       const double g= std::min((share - double(p)) / share,
                                !m_over ? 1.0 : lost ? -1.0
-                               : room > 0 && trend &&
+                               : !m_engaged && trend &&
                                m_trend * double(TAU) * 1e-6 <
                                double(target) - double(x) ? room
                                : 0.0);
@@ -373,10 +375,15 @@ public:
         m_bound.cap(double(std::min(open, want)) * double(m_limit) /
                     commits);
       m_lost= lost;
-      /* An empty history ends W unless it answers to x: the crowd that
-      it keeps out would fill the history again. */
-      if (!x && !m_over)
+      /* W from p lapses once p is under ENGAGE of its share, as C does
+      under ENGAGE T; W that answers to x lapses only back at want: the
+      crowd that it keeps out would fill the history again. */
+      if (!m_over && double(p) < ENGAGE * share)
         m_bound.reset();
+      /* the drain frees what waits for truncation at no cost that was
+      measured: it answers to p from ENGAGE of its share, and while W is
+      in force */
+      m_drain= double(p) > ENGAGE * share;
       m_over= m_over && m_bound.in_force();
       m_bound_at= now;
     }
@@ -440,11 +447,12 @@ public:
 
   /** How many rollback segments undo log truncation may withhold at once
   (rseg_drain): like the bound, it drains the truncation-pending history,
-  and is in force with it.
+  from ENGAGE of p's share (before the bound, which costs throughput) and
+  while the bound is in force.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
-  { return m_bound.in_force() ? rseg_drain::ADAPTIVE_WIDTH : 0; }
+  { return m_bound.in_force() || m_drain ? rseg_drain::ADAPTIVE_WIDTH : 0; }
 
   /** @return whether the rate or the bound is in force since the last
   update() */
@@ -501,6 +509,8 @@ private:
   bool m_floor= false;
   /** C had lost at the last update() */
   bool m_lost= false;
+  /** p was over ENGAGE of its share at the last update() */
+  bool m_drain= false;
   /** u = x - p at the start of the current rate window */
   double m_u_window= 0;
   /** du/dt, averaged over TAU_RATE like m_rate, per second */
