@@ -208,12 +208,14 @@ admission_gate enforces its output.
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
   g = (S - p) / S; from when, x over T, u did not fall over TAU_RATE
       with C at its floor (C lost) until W lapses: min(that, -1 while
-      so, (T - x) / T while TAU du/dt < T - x, else 0)
+      so, (T - x) / T while C is out of force and TAU du/dt < T - x,
+      else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
-  W from g < 0 until it is back at want, while purge progresses; an
-  empty history ends it unless C lost since it came into force
+  W from g < 0 while purge progresses until it is back at want, or,
+  unless C lost since it came into force, p < ENGAGE S
+  the drain of rollback segments while p > ENGAGE S or W is in force
 
 C, admissions a second, drains what purge parses: at the target it
 admits what purge parses, and the integral removes what r misses.  W, the
@@ -225,8 +227,8 @@ slows purge's parse).  It is slack unless p exceeds what the unparsed
 part leaves of T, or, x over T, u does not fall with C at its floor:
 then it drops at once to the transactions open that would commit at C,
 shrinks at its fastest while that lasts, and after grows back only while
-u, at its trend, would not reach T within TAU, no faster than x leaves
-room.  It bounds every read-write transaction open, with a ticket or
+C is out of force and u, at its trend, would not reach T within TAU, no
+faster than x leaves room.  It bounds every read-write transaction open, with a ticket or
 without (ticket_bound()).  What the oldest read view keeps purge from
 parsing is in neither part: no throttle removes it (MDEV-29401).
 Rationale and measurements: docs/adaptive-throttle.md. */
