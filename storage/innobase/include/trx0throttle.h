@@ -228,9 +228,10 @@ part leaves of T, or, x over T, u does not fall with C at its floor:
 then it drops at once to the transactions open that would commit at C,
 shrinks at its fastest while that lasts, and after grows back only while
 C is out of force and u, at its trend, would not reach T within TAU, no
-faster than x leaves room.  It bounds every read-write transaction open, with a ticket or
-without (ticket_bound()).  What the oldest read view keeps purge from
-parsing is in neither part: no throttle removes it (MDEV-29401).
+faster than x leaves room.  It bounds every read-write transaction
+open, with a ticket or without (ticket_bound()).  What the oldest read
+view keeps purge from parsing is in neither part: no throttle removes
+it (MDEV-29401).
 Rationale and measurements: docs/adaptive-throttle.md. */
 class adaptive_controller
 {

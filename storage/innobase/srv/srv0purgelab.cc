@@ -278,6 +278,32 @@ ulonglong purge_truncation_pending_trx() noexcept
   return history > unparsed ? history - unparsed : 0;
 }
 
+/** Evaluate the adaptive law and publish its output to the gate (purge
+coordinator).
+@param now       my_interval_timer()
+@param x         adaptive_controller::output()
+@param pending   of x, what waits for undo log truncation
+@param purged    committed transactions that purge has parsed
+@param progress  purge can progress
+@return the commit rate limit published (0: none) */
+static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
+                                        uint64_t pending, uint64_t purged,
+                                        bool progress) noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  /* read-write transactions open now, let in with a ticket or not */
+  const uint64_t n_open= trx_sys.rw_trx_hash.size();
+  const uint64_t limit=
+    s.adaptive.update(now / 1000, x, pending, purged, srv_max_purge_lag,
+                      progress, s.gate.want(n_open), s.gate.rate_bound(),
+                      n_open);
+  s.publish(now, limit,
+            purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
+                                         s.gate.tickets()));
+  s.adaptive_drain_width= s.adaptive.drain_width();
+  return limit;
+}
+
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
@@ -318,21 +344,13 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   const uint64_t x= !innodb_purge_coupled_throttle ? history
     : purge_throttle::adaptive_controller::output(history,
                                                   purge_view_blocked_trx());
-  /* read-write transactions open now, let in with a ticket or not */
-  const uint64_t n_open= trx_sys.rw_trx_hash.size();
-  const uint64_t limit=
-    s.adaptive.update(now / 1000, x, purge_truncation_pending_trx(), purged,
-                      srv_max_purge_lag, x != 0, s.gate.want(n_open),
-                      s.gate.rate_bound(), n_open);
-  s.publish(now, limit,
-            purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
-                                         s.gate.tickets()));
+  purge_throttle_evaluate(now, x, purge_truncation_pending_trx(), purged,
+                          x != 0);
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
   s.gate.batch_begins();
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
                   std::this_thread::sleep_for
                   (std::chrono::milliseconds(1500)););
-  s.adaptive_drain_width= s.adaptive.drain_width();
   purge_throttle_stats.error= s.adaptive.error();
   purge_throttle_stats.purge_rate= ulonglong(s.adaptive.purge_rate());
   /* no per-row delay: the adaptive wait is taken at the end of the command */
@@ -356,14 +374,8 @@ void purge_throttle_no_history() noexcept
   /* The rate lapses with an empty history, and so does the bound unless
   it answers to the history (adaptive_controller::update()): the crowd
   that it keeps out would fill the history again. */
-  const uint64_t n_open= trx_sys.rw_trx_hash.size();
-  s.adaptive.update(now / 1000, 0, 0,
-                    trx_in_ids(purge_sys.tail.trx_no), srv_max_purge_lag,
-                    true, s.gate.want(n_open), s.gate.rate_bound(), n_open);
-  s.adaptive_drain_width= s.adaptive.drain_width();
-  s.publish(now, 0,
-            purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
-                                         s.gate.tickets()));
+  purge_throttle_evaluate(now, 0, 0, trx_in_ids(purge_sys.tail.trx_no),
+                          true);
 }
 
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
