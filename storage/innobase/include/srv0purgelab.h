@@ -73,8 +73,8 @@ struct purge_throttle_stats_t
   /** times a delayed DML thread found the purge coordinator idle, woke it */
   Atomic_counter<ulonglong> dml_wakeups;
   /** adaptive mode: times a commit found the purge coordinator idle while
-  its rollback segment's history suggested a history over which the law is
-  in force (adaptive_controller::engaged()), and woke it */
+  its rollback segment's history suggested a history over
+  adaptive_controller::wake_level(), and woke it */
   Atomic_counter<ulonglong> commit_wakeups;
   /** times the purge coordinator, after a batch that found nothing to
   purge, polled again rather than go idle because DML is throttled */
@@ -160,8 +160,7 @@ void purge_throttle_dml_sleep(ulint delay) noexcept;
 
 /** Adaptive mode, at the commit of a read-write transaction: wake the purge
 coordinator if it is idle and the history, estimated from one rollback
-segment's, is one over which the law is in force
-(adaptive_controller::engaged()).
+segment's, exceeds adaptive_controller::wake_level().
 @param rseg_history  history length of the committing transaction's
                      rollback segment */
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;

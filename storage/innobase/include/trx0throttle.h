@@ -237,7 +237,7 @@ class adaptive_controller
 {
 public:
   /** Share of the target over which the law is in force (and the drain of
-  rollback segments widens, the coordinator polls, a commit wakes it).
+  rollback segments widens, the coordinator polls).
   Under it the limit would exceed r + T / (2 TAU): none that a load whose
   history stays under T needs, and not worth a latch per transaction. */
   static constexpr double ENGAGE= 0.5;
@@ -276,6 +276,23 @@ public:
   @param target  innodb_max_purge_lag (0 = none) */
   static constexpr bool engaged(uint64_t x, uint64_t target) noexcept
   { return target && double(x) > ENGAGE * double(target); }
+
+  /** @return the history over which a commit wakes an idle purge
+  coordinator: the target less what commits at purge's rate within
+  POLL_MAX (the longest that a polling coordinator waits to look again),
+  and no less than ENGAGE T.  Under it purge works in bursts, as it does
+  without a throttle; a lower level would hold the history under T by
+  running purge for nothing.
+  @param target  T (0 = none)
+  @param rate    r, transactions per second */
+  static constexpr uint64_t wake_level(uint64_t target, double rate)
+    noexcept
+  {
+    return target - (rate * double(POLL_MAX) * 1e-6 <
+                     (1 - ENGAGE) * double(target)
+                     ? uint64_t(rate * double(POLL_MAX) * 1e-6)
+                     : uint64_t((1 - ENGAGE) * double(target)));
+  }
 
   /** The measured output: what update() acts on.
   @param history  history length

@@ -120,6 +120,9 @@ struct purge_throttle_sys_t
 
   /** the rollback segments that the drain withholds */
   purge_throttle::rseg_drain drain;
+  /** adaptive_controller::purge_rate() at the last evaluation, for
+  adaptive_controller::wake_level() at commit */
+  Atomic_relaxed<uint64_t> wake_rate{0};
   /** the drain width that the adaptive controller chose */
   Atomic_relaxed<uint> adaptive_drain_width{0};
   /** drain.withheld() */
@@ -301,6 +304,7 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
             purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
                                          s.gate.tickets()));
   s.adaptive_drain_width= s.adaptive.drain_width();
+  s.wake_rate= uint64_t(s.adaptive.purge_rate());
   return limit;
 }
 
@@ -422,8 +426,9 @@ void purge_throttle_adaptive_commit(size_t rseg_history) noexcept
   /* Transactions take the rollback segments in turn, so one segment's
   history times their number estimates the whole without touching the
   others' cache lines. */
-  if (purge_throttle::adaptive_controller::engaged
-      (uint64_t{rseg_history} * TRX_SYS_N_RSEGS, srv_max_purge_lag))
+  if (uint64_t{rseg_history} * TRX_SYS_N_RSEGS >
+      purge_throttle::adaptive_controller::wake_level
+      (srv_max_purge_lag, double(purge_throttle_sys.wake_rate)))
     purge_throttle_wake(purge_throttle_stats.commit_wakeups);
 }
 
