@@ -322,6 +322,48 @@ class ToyExportTest(unittest.TestCase):
         self.assertEqual(1, r.returncode)
         self.assertIn("PURGELAB_SOURCE_DIR is set", r.stdout)
 
+    def test_check_builds_every_commit_and_runs_mtr_at_the_tip(self):
+        # no compiler: cmake, ninja, ccache and perl are fakes that log their
+        # calls; the 'build' fails where foo.h is there without sql/new.h,
+        # as a commit that needs a later one does
+        fake = os.path.join(self.tmp, "fakebin")
+        calls = os.path.join(self.tmp, "fake.log")
+        scripts = {
+            "cmake": """#!/bin/sh
+echo "cmake $*" >> "$FAKE_LOG"
+case "$1" in
+  -DFLAVOUR=*) for a; do case $a in -DOUT=*) printf -- '-DWITH_X=1\\n-DEMPTY=\\n' > "${a#-DOUT=}";; esac; done ;;
+  -S) mkdir -p "$4/mysql-test"; echo "$2" > "$4/src_path"; touch "$4/build.ninja" ;;
+  --build) src=$(cat "$2/src_path")
+    if [ -f "$src/storage/innobase/include/foo.h" ] && [ ! -f "$src/sql/new.h" ]; then
+      echo "handler.cc:2: error: new.h: no such file"; exit 1; fi ;;
+esac
+""",
+            "perl": "#!/bin/sh\necho \"perl $* in $(pwd)\" >> \"$FAKE_LOG\"\n",
+            "ninja": "#!/bin/sh\nexit 0\n",
+            "ccache": "#!/bin/sh\nexit 0\n",
+        }
+        for name, text in scripts.items():
+            write(os.path.join(fake, name), text)
+            os.chmod(os.path.join(fake, name), 0o755)
+        out = os.path.join(self.tmp, "checked")
+        r = self.run_export("--out", out, "--check", FAKE_LOG=calls,
+                            PATH=fake + os.pathsep + os.environ["PATH"])
+        self.assertEqual(1, r.returncode, r.stdout)
+        shas = self.log("%h", out=out).split("\n")
+        self.assertRegex(r.stdout, rf"\n  {shas[0][:7]}\w* built \(\d+ s\)  MariaDB 10.11.18")
+        self.assertRegex(r.stdout, rf"\n  {shas[1][:7]}\w* FAILED \(\d+ s\)  MDEV-1: Alpha\n"
+                                   r"      handler.cc:2: error: new.h: no such file")
+        self.assertRegex(r.stdout, rf"\n  {shas[2][:7]}\w* built \(\d+ s\)  Beta")
+        self.assertIn("mtr --suite=purgelab at the tip: passed", r.stdout)
+        with open(calls) as f:
+            log = f.read()
+        self.assertEqual(3, log.count("cmake --build"))
+        self.assertEqual(1, log.count("cmake -S"))          # configured once
+        self.assertIn("-DWITH_X=1 -DEMPTY= -DCMAKE_C_COMPILER_LAUNCHER=", log)
+        self.assertRegex(log, r"perl mysql-test-run.pl .*--suite=purgelab.* in .*"
+                              r"export-check/release/mysql-test")
+
     def test_a_patch_that_does_not_apply_is_named(self):
         bad = os.path.join(self.tmp, "bad-fork")
         shutil.copytree(self.repo, bad, symlinks=True)
