@@ -340,8 +340,8 @@ TEST(AdaptiveThrottle, PacesAroundTheTarget)
 }
 
 /* The drain of rollback segments answers to the truncation-pending part:
-in force from p > ENGAGE S (before the bound, from p > S) and while the
-bound is; the bound from p lapses once p is under ENGAGE S. */
+in force from p > S, with the bound, and while the bound is; the bound
+from p lapses once p is under ENGAGE S. */
 TEST(AdaptiveThrottle, DrainsWithTheBound)
 {
   const unsigned wide= purge_throttle::rseg_drain::ADAPTIVE_WIDTH;
@@ -356,11 +356,11 @@ TEST(AdaptiveThrottle, DrainsWithTheBound)
   ASSERT_GT(d.c.limit(), 0u);
   EXPECT_EQ(0u, d.c.drain_width());
   EXPECT_EQ(0u, d.c.concurrency());
-  /* p over half its share (S = T, u = 0): the drain, not the bound */
+  /* p over half its share (S = T, u = 0), under it: neither */
   d.step(T, T, true, true, 1000, 10000, 3 * T / 5);
-  EXPECT_EQ(wide, d.c.drain_width());
+  EXPECT_EQ(0u, d.c.drain_width());
   EXPECT_EQ(0u, d.c.concurrency());
-  /* p over its share: the bound too */
+  /* p over its share: the drain and the bound */
   d.step(2 * T, T, true, true, 1000, 10000, 2 * T);
   EXPECT_EQ(wide, d.c.drain_width());
   EXPECT_GT(d.c.concurrency(), 0u);

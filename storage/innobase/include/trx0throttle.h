@@ -215,7 +215,7 @@ admission_gate enforces its output.
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want, or,
   unless C lost since it came into force, p < ENGAGE S
-  the drain of rollback segments while p > ENGAGE S or W is in force
+  the drain of rollback segments while p > S or W is in force
 
 C, admissions a second, drains what purge parses: at the target it
 admits what purge parses, and the integral removes what r misses.  W, the
@@ -400,10 +400,10 @@ public:
       crowd that it keeps out would fill the history again. */
       if (!m_over && double(p) < ENGAGE * share)
         m_bound.reset();
-      /* the drain frees what waits for truncation at no cost that was
-      measured: it answers to p from ENGAGE of its share, and while W is
-      in force */
-      m_drain= double(p) > ENGAGE * share;
+      /* the drain frees what waits for truncation: it answers to p over
+      its share, as W does, and while W is in force; under S, p is within
+      the target and freeing it sooner buys nothing */
+      m_drain= double(p) > share;
       m_over= m_over && m_bound.in_force();
       m_bound_at= now;
     }
@@ -467,8 +467,7 @@ public:
 
   /** How many rollback segments undo log truncation may withhold at once
   (rseg_drain): like the bound, it drains the truncation-pending history,
-  from ENGAGE of p's share (before the bound, which costs throughput) and
-  while the bound is in force.
+  from p over its share and while the bound is in force.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
@@ -529,7 +528,7 @@ private:
   bool m_floor= false;
   /** C had lost at the last update() */
   bool m_lost= false;
-  /** p was over ENGAGE of its share at the last update() */
+  /** p was over its share at the last update() */
   bool m_drain= false;
   /** u = x - p at the start of the current rate window */
   double m_u_window= 0;
