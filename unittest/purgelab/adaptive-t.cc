@@ -340,8 +340,8 @@ TEST(AdaptiveThrottle, PacesAroundTheTarget)
 }
 
 /* The drain of rollback segments answers to the truncation-pending part:
-in force from p > S, with the bound, and while the bound is; the bound
-from p lapses once p is under ENGAGE S. */
+in force from p + open > S, and while the bound is; the bound from p
+lapses once p is under ENGAGE S. */
 TEST(AdaptiveThrottle, DrainsWithTheBound)
 {
   const unsigned wide= purge_throttle::rseg_drain::ADAPTIVE_WIDTH;
@@ -357,9 +357,17 @@ TEST(AdaptiveThrottle, DrainsWithTheBound)
   EXPECT_EQ(0u, d.c.drain_width());
   EXPECT_EQ(0u, d.c.concurrency());
   /* p over half its share (S = T, u = 0), under it: neither */
-  d.step(T, T, true, true, 1000, 10000, 3 * T / 5);
+  d.step(3 * T / 5, T, true, true, 1000, 10000, 3 * T / 5);
   EXPECT_EQ(0u, d.c.drain_width());
   EXPECT_EQ(0u, d.c.concurrency());
+  /* the same p with 5,000 transactions open: they join p as they commit,
+  and truncation frees no segment they reference before they end: the
+  drain, not the bound */
+  d.step(3 * T / 5, T, true, true, 1000, 10000, 3 * T / 5, 5000);
+  EXPECT_EQ(wide, d.c.drain_width());
+  EXPECT_EQ(0u, d.c.concurrency());
+  d.step(3 * T / 5, T, true, true, 1000, 10000, 3 * T / 5);
+  EXPECT_EQ(0u, d.c.drain_width());
   /* p over its share: the drain and the bound */
   d.step(2 * T, T, true, true, 1000, 10000, 2 * T);
   EXPECT_EQ(wide, d.c.drain_width());

@@ -215,7 +215,7 @@ admission_gate enforces its output.
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want, or,
   unless C lost since it came into force, p < ENGAGE S
-  the drain of rollback segments while p > S or W is in force
+  the drain of rollback segments while p + open > S or W is in force
 
 C, admissions a second, drains what purge parses: at the target it
 admits what purge parses, and the integral removes what r misses.  W, the
@@ -400,10 +400,13 @@ public:
       crowd that it keeps out would fill the history again. */
       if (!m_over && double(p) < ENGAGE * share)
         m_bound.reset();
-      /* the drain frees what waits for truncation: it answers to p over
-      its share, as W does, and while W is in force; under S, p is within
-      the target and freeing it sooner buys nothing */
-      m_drain= double(p) > share;
+      /* the drain frees what waits for truncation: it answers to p, with
+      the transactions open now, over its share, and while W is in force.
+      Those transactions join p as they commit, and truncation frees no
+      rollback segment that one of them references before it ends; under
+      S, p and they are within the target and freeing p sooner buys
+      nothing. */
+      m_drain= double(p) + double(std::min(open, want)) > share;
       m_over= m_over && m_bound.in_force();
       m_bound_at= now;
     }
@@ -467,7 +470,8 @@ public:
 
   /** How many rollback segments undo log truncation may withhold at once
   (rseg_drain): like the bound, it drains the truncation-pending history,
-  from p over its share and while the bound is in force.
+  from p and the transactions open over p's share, and while the bound is
+  in force.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
@@ -528,7 +532,8 @@ private:
   bool m_floor= false;
   /** C had lost at the last update() */
   bool m_lost= false;
-  /** p was over its share at the last update() */
+  /** p and the transactions open were over p's share at the last
+  update() */
   bool m_drain= false;
   /** u = x - p at the start of the current rate window */
   double m_u_window= 0;
