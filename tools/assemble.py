@@ -161,19 +161,25 @@ def compute_desired(pristine, repo, patch_dir=None, overlay=True):
     for path, deleted in touched.items():
         desired[path] = None if deleted else os.path.join(work, path)
 
-    for root in OVERLAY_ROOTS if overlay else ():
-        top = os.path.join(repo, root)
-        for dirpath, dirnames, filenames in os.walk(top):
-            for fn in filenames:
-                full = os.path.join(dirpath, fn)
-                rel = os.path.relpath(full, repo)
-                if OVERLAY_EXCLUDE.search(rel):
-                    continue
-                if rel in touched:
-                    raise AssemblyError(
-                        f"{rel} is both an overlay file and patched by patches/; keep one")
-                desired[rel] = full
+    for rel in overlay_files(repo) if overlay else ():
+        if rel in touched:
+            raise AssemblyError(
+                f"{rel} is both an overlay file and patched by patches/; keep one")
+        desired[rel] = os.path.join(repo, rel)
     return desired, work
+
+
+def overlay_files(repo):
+    """The repository's own files that assembly copies into the tree
+    (OVERLAY_ROOTS without OVERLAY_EXCLUDE), relative paths, sorted."""
+    out = []
+    for root in OVERLAY_ROOTS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(repo, root)):
+            for fn in filenames:
+                rel = os.path.relpath(os.path.join(dirpath, fn), repo)
+                if not OVERLAY_EXCLUDE.search(rel):
+                    out.append(rel)
+    return sorted(out)
 
 
 def same_content(a, b):

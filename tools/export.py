@@ -40,6 +40,7 @@ import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import assemble  # noqa: E402
+import debsource  # noqa: E402
 
 MAP = "patches/export.map"
 MTR_SUITE = "mysql-test/suite/purgelab"
@@ -163,20 +164,6 @@ def parse_map(text, where=MAP):
 
 # ------------------------------------------------------------------ the fork
 
-def overlay_files(fork):
-    """The fork's own files that assembly copies into the tree (assemble.py's
-    OVERLAY_ROOTS, without its OVERLAY_EXCLUDE), sorted."""
-    out = []
-    for root in assemble.OVERLAY_ROOTS:
-        for dirpath, dirnames, filenames in os.walk(os.path.join(fork, root)):
-            dirnames.sort()
-            for fn in filenames:
-                rel = os.path.relpath(os.path.join(dirpath, fn), fork)
-                if not assemble.OVERLAY_EXCLUDE.search(rel):
-                    out.append(rel)
-    return sorted(out)
-
-
 def mtr_files(name, overlay):
     """The files of mtr test NAME of the purgelab suite: t/NAME.test and its
     .opt/.cnf/.combinations, r/NAME.result and those of its combinations."""
@@ -202,7 +189,7 @@ class Plan:
             self.series = assemble.read_series(self.patch_dir)
         except assemble.AssemblyError as e:
             raise ExportError(str(e))
-        self.overlay = overlay_files(self.fork)
+        self.overlay = assemble.overlay_files(self.fork)
         self.touched = {p: assemble.patched_files(os.path.join(self.patch_dir, p))
                         for p in self.series}
         problems = []
@@ -535,16 +522,16 @@ def pristine_message(info, n_files):
 
 
 def read_pin(fork):
-    path = os.path.join(fork, "cmake", "pin.cmake")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    pin = dict(re.findall(r'set\((PURGELAB_\w+)\s+"([^"]*)"\)', text))
+    """The pin of the exported revision: version, orig tarball, its sha256."""
     try:
-        return {"version": pin["PURGELAB_UPSTREAM_VERSION"], "orig": pin["PURGELAB_ORIG_TARBALL"],
-                "sha256": pin["PURGELAB_ORIG_SHA256"], "deb_package": pin["PURGELAB_DEB_PACKAGE"],
-                "deb_version": pin["PURGELAB_DEB_VERSION"]}
-    except KeyError as e:
-        raise ExportError(f"cmake/pin.cmake has no {e.args[0]}")
+        pin = debsource.read_pin(os.path.join(fork, "cmake", "pin.cmake"))
+    except debsource.FetchError as e:
+        raise ExportError(str(e))
+    if not pin.get("PURGELAB_UPSTREAM_VERSION"):
+        raise ExportError("cmake/pin.cmake has no PURGELAB_UPSTREAM_VERSION")
+    return {"version": pin["PURGELAB_UPSTREAM_VERSION"], "orig": pin["PURGELAB_ORIG_TARBALL"],
+            "sha256": pin["PURGELAB_ORIG_SHA256"], "deb_package": pin["PURGELAB_DEB_PACKAGE"],
+            "deb_version": pin["PURGELAB_DEB_VERSION"]}
 
 
 # ------------------------------------------------------------------ export

@@ -182,7 +182,7 @@ class ToyExportTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="purgelab-export-test-")
         cls.repo = os.path.join(cls.tmp, "fork")
-        for rel in ("BUILD/export", "BUILD/common.sh", "tools/export.py", "tools/assemble.py",
+        for rel in ("BUILD/export", "BUILD/common.sh", "tools/export.py", "tools/assemble.py", "tools/debsource.py",
                     "tools/fetch-upstream", "cmake/pin.cmake"):
             os.makedirs(os.path.join(cls.repo, os.path.dirname(rel)), exist_ok=True)
             shutil.copy2(os.path.join(REPO, rel), os.path.join(cls.repo, rel))
@@ -228,6 +228,13 @@ class ToyExportTest(unittest.TestCase):
         return subprocess.run([os.path.join(cls.repo, "BUILD", "export")] + list(args),
                               env=dict(cls.env, **env), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, timeout=60)
+
+    def toy_fork(self, name):
+        """The toy fork's files (FORK) written to a fresh directory NAME."""
+        fork = os.path.join(self.tmp, name)
+        for rel, text in FORK.items():
+            write(os.path.join(fork, rel), text)
+        return fork
 
     def log(self, fmt, rev="HEAD", out=None):
         return self.git("log", "--reverse", f"--format={fmt}", rev, git_dir=out or self.out)
@@ -377,9 +384,7 @@ esac
         self.assertIn("storage/innobase/trx/trx0purge.cc: hunk #1", r.stdout)
 
     def test_a_map_that_misses_a_patch_or_a_file_is_refused(self):
-        fork = os.path.join(self.tmp, "plan")
-        for rel, text in FORK.items():
-            write(os.path.join(fork, rel), text)
+        fork = self.toy_fork("plan")
         write(os.path.join(fork, "patches/series"), FORK["patches/series"] + "0004-d.patch\n")
         write(os.path.join(fork, "patches/0004-d.patch"), PATCH_C.replace("new.h", "d.h"))
         write(os.path.join(fork, "storage/innobase/include/stray.h"), "\n")
@@ -389,9 +394,7 @@ esac
         self.assertIn("storage/innobase/include/stray.h is in no feature", str(e.exception))
 
     def test_series_order_is_kept_across_features(self):
-        fork = os.path.join(self.tmp, "order")
-        for rel, text in FORK.items():
-            write(os.path.join(fork, rel), text)
+        fork = self.toy_fork("order")
         # 0001 and a second patch of sql/handler.cc, the latter in an earlier feature
         write(os.path.join(fork, "patches/series"), FORK["patches/series"] + "0004-d.patch\n")
         write(os.path.join(fork, "patches/0004-d.patch"), PATCH_A.replace("foo.h", "bar.h"))
