@@ -225,20 +225,25 @@ TEST(AdaptiveThrottle, NeverAFullStop)
 
 TEST(AdaptiveThrottle, ACommitWakesPurgeWithinWhatCommitsInAPollOfTheTarget)
 {
-  /* r POLL_MAX under T: 7,000 a second commit 700 in 0.1 s */
-  EXPECT_EQ(9300u, adaptive_controller::wake_level(10000, 7000));
+  /* r POLL_MAX: 7,000 a second commit 700 in 0.1 s */
+  EXPECT_EQ(700u, adaptive_controller::wake_margin(7000));
+  EXPECT_EQ(0u, adaptive_controller::wake_margin(0));
+  EXPECT_EQ(~uint64_t{0}, adaptive_controller::wake_margin(1e30));
+  /* that under T */
+  EXPECT_EQ(9300u, adaptive_controller::wake_level(10000, 700));
   /* purge's rate not yet measured: at the target */
   EXPECT_EQ(10000u, adaptive_controller::wake_level(10000, 0));
   /* never under where the law comes into force */
-  EXPECT_EQ(500u, adaptive_controller::wake_level(1000, 10000));
-  EXPECT_EQ(5000u, adaptive_controller::wake_level(10000, 1e12));
+  EXPECT_EQ(500u, adaptive_controller::wake_level(1000, 1000));
+  EXPECT_EQ(5000u, adaptive_controller::wake_level(10000, 100000000));
   EXPECT_FALSE(adaptive_controller::engaged
-               (adaptive_controller::wake_level(10000, 1e12), 10000));
+               (adaptive_controller::wake_level(10000, 100000000), 10000));
   /* no overflow */
   EXPECT_EQ(UINT64_MAX, adaptive_controller::wake_level(UINT64_MAX, 0));
-  EXPECT_GE(adaptive_controller::wake_level(UINT64_MAX, 1e30),
+  EXPECT_GE(adaptive_controller::wake_level
+            (UINT64_MAX, adaptive_controller::wake_margin(1e30)),
             UINT64_MAX / 2);
-  EXPECT_EQ(0u, adaptive_controller::wake_level(0, 7000));
+  EXPECT_EQ(0u, adaptive_controller::wake_level(0, 700));
 }
 
 TEST(AdaptiveThrottle, EngagesFromHalfTheTarget)

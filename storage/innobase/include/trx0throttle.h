@@ -277,21 +277,27 @@ public:
   static constexpr bool engaged(uint64_t x, uint64_t target) noexcept
   { return target && double(x) > ENGAGE * double(target); }
 
+  /** @return what commits at purge's rate r within POLL_MAX (the longest
+  that a polling coordinator waits to look again): how far under the
+  target a commit wakes an idle purge coordinator (wake_level())
+  @param rate  r, transactions per second */
+  static uint64_t wake_margin(double rate) noexcept
+  {
+    const double m= rate * double(POLL_MAX) * 1e-6;
+    return m < 1.8e19 ? uint64_t(m) : ~uint64_t{0};
+  }
+
   /** @return the history over which a commit wakes an idle purge
-  coordinator: the target less what commits at purge's rate within
-  POLL_MAX (the longest that a polling coordinator waits to look again),
-  and no less than ENGAGE T.  Under it purge works in bursts, as it does
-  without a throttle; a lower level would hold the history under T by
-  running purge for nothing.
+  coordinator: the target less wake_margin(), and no less than ENGAGE T.
+  Under it purge works in bursts, as it does without a throttle; a lower
+  level would hold the history under T by running purge for nothing.
   @param target  T (0 = none)
-  @param rate    r, transactions per second */
-  static constexpr uint64_t wake_level(uint64_t target, double rate)
+  @param margin  wake_margin() */
+  static constexpr uint64_t wake_level(uint64_t target, uint64_t margin)
     noexcept
   {
-    return target - (rate * double(POLL_MAX) * 1e-6 <
-                     (1 - ENGAGE) * double(target)
-                     ? uint64_t(rate * double(POLL_MAX) * 1e-6)
-                     : uint64_t((1 - ENGAGE) * double(target)));
+    return target - (double(margin) < (1 - ENGAGE) * double(target)
+                     ? margin : uint64_t((1 - ENGAGE) * double(target)));
   }
 
   /** The measured output: what update() acts on.
@@ -371,6 +377,8 @@ public:
       grows while C holds the history back, or while a crowd comes in,
       lets in what C keeps out, and purge slows with it.  (u, not x: x
       also waits for truncation steps.) */
+      /* read-write transactions open now */
+      const uint64_t n_open= std::min(open, want);
       const double share= pending_share(target, u),
         room= (double(target) - double(x)) / double(target);
       const bool trend= m_trend_since && now - m_trend_since >= TAU_RATE;
@@ -392,8 +400,7 @@ public:
       would commit at C (Little's law at their present holding time): the
       crowd that made it lose has to leave before another comes in. */
       if (lost && !m_lost)
-        m_bound.cap(double(std::min(open, want)) * double(m_limit) /
-                    commits);
+        m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
       /* W from p lapses once p is under ENGAGE of its share, as C does
       under ENGAGE T; W that answers to x lapses only back at want: the
@@ -406,7 +413,7 @@ public:
       rollback segment that one of them references before it ends; under
       S, p and they are within the target and freeing p sooner buys
       nothing. */
-      m_drain= double(p) + double(std::min(open, want)) > share;
+      m_drain= double(p) + double(n_open) > share;
       m_over= m_over && m_bound.in_force();
       m_bound_at= now;
     }

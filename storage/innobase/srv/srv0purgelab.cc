@@ -120,9 +120,9 @@ struct purge_throttle_sys_t
 
   /** the rollback segments that the drain withholds */
   purge_throttle::rseg_drain drain;
-  /** adaptive_controller::purge_rate() at the last evaluation, for
+  /** adaptive_controller::wake_margin() of the last evaluation, for
   adaptive_controller::wake_level() at commit */
-  Atomic_relaxed<uint64_t> wake_rate{0};
+  Atomic_relaxed<uint64_t> wake_margin{0};
   /** the drain width that the adaptive controller chose */
   Atomic_relaxed<uint> adaptive_drain_width{0};
   /** drain.withheld() */
@@ -304,7 +304,8 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
             purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
                                          s.gate.tickets()));
   s.adaptive_drain_width= s.adaptive.drain_width();
-  s.wake_rate= uint64_t(s.adaptive.purge_rate());
+  s.wake_margin= purge_throttle::adaptive_controller::wake_margin
+    (s.adaptive.purge_rate());
   return limit;
 }
 
@@ -428,7 +429,7 @@ void purge_throttle_adaptive_commit(size_t rseg_history) noexcept
   others' cache lines. */
   if (uint64_t{rseg_history} * TRX_SYS_N_RSEGS >
       purge_throttle::adaptive_controller::wake_level
-      (srv_max_purge_lag, double(purge_throttle_sys.wake_rate)))
+      (srv_max_purge_lag, purge_throttle_sys.wake_margin))
     purge_throttle_wake(purge_throttle_stats.commit_wakeups);
 }
 
