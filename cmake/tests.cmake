@@ -15,19 +15,30 @@ set(PURGELAB_MTR_TESTS_FILE ${CMAKE_SOURCE_DIR}/cmake/mtr-tests.txt)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${PURGELAB_MTR_TESTS_FILE})
 file(STRINGS ${PURGELAB_MTR_TESTS_FILE} _mtr_lines REGEX "^[^# \t]")
+# A purgelab test marked "alone" there measures how the throttle holds its
+# target, which a test beside it on 2 cores would change: mtr.purgelab.<flavour>
+# skips it and mtr.alone.<flavour> runs it by itself (--parallel=1).
 foreach(flavour IN ITEMS release debug)
   set(PURGELAB_UPSTREAM_MTR_${flavour})
 endforeach()
+set(PURGELAB_ALONE_MTR)
 foreach(_line IN LISTS _mtr_lines)
   string(REGEX REPLACE "[ \t]+" ";" _fields "${_line}")
   list(POP_FRONT _fields _test)
   if(_test MATCHES "^purgelab\\.")
+    if("alone" IN_LIST _fields)
+      list(APPEND PURGELAB_ALONE_MTR ${_test})
+    endif()
     continue()
   endif()
   foreach(flavour IN LISTS _fields)
     list(APPEND PURGELAB_UPSTREAM_MTR_${flavour} ${_test})
   endforeach()
 endforeach()
+# --skip-test=^purgelab\.(a|b)$ for the suite's run
+set(_alone_names ${PURGELAB_ALONE_MTR})
+list(TRANSFORM _alone_names REPLACE "^purgelab\\." "")
+list(JOIN _alone_names "|" _alone_names)
 
 set(mtr_common --force --max-test-fail=0 --retry=0 --parallel=${PURGELAB_JOBS}
   --mysqld=--loose-innodb-buffer-pool-size=64M)
@@ -37,9 +48,20 @@ foreach(flavour IN LISTS PURGELAB_FLAVOURS)
   # the fork's own suite runs on every flavour
   add_test(NAME mtr.purgelab.${flavour}
     COMMAND perl mysql-test-run.pl ${mtr_common} --suite=purgelab
+            "--skip-test=^purgelab\\.(${_alone_names})$"
             --vardir=${CMAKE_BINARY_DIR}/mtr-var/purgelab-${flavour}
             --xml-report=${CMAKE_BINARY_DIR}/mtr-var/purgelab-${flavour}.xml
     WORKING_DIRECTORY ${mtr_dir})
+  if(PURGELAB_ALONE_MTR)
+    add_test(NAME mtr.alone.${flavour}
+      COMMAND perl mysql-test-run.pl ${mtr_common} --parallel=1
+              --vardir=${CMAKE_BINARY_DIR}/mtr-var/alone-${flavour}
+              --xml-report=${CMAKE_BINARY_DIR}/mtr-var/alone-${flavour}.xml
+              ${PURGELAB_ALONE_MTR}
+      WORKING_DIRECTORY ${mtr_dir})
+    set_tests_properties(mtr.alone.${flavour}
+      PROPERTIES TIMEOUT 1200 RUN_SERIAL ON)
+  endif()
   add_test(NAME mtr.upstream.${flavour}
     COMMAND perl mysql-test-run.pl ${mtr_common}
             --vardir=${CMAKE_BINARY_DIR}/mtr-var/upstream-${flavour}

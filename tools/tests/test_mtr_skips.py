@@ -29,6 +29,7 @@ EXPECTED = """\
 purgelab.a        release debug
 purgelab.dbg      debug
 purgelab.rel      release
+purgelab.solo     release alone
 innodb.purge      release
 """
 
@@ -140,6 +141,35 @@ class MtrSkips(unittest.TestCase):
         self.assertIn("mtr.purgelab.debug: mtr skipped\n"
                       "  purgelab.rel: Test requires: not debug", out)
 
+    def test_alone_test_runs_in_its_own_run(self):
+        # purgelab.solo is skipped in the suite's run and runs in mtr.alone
+        rc, out = self.run_skips(
+            ctest_log("mtr.purgelab.release", "mtr.alone.release"),
+            {"purgelab-release.xml": report(
+                case("purgelab.a"), case("purgelab.rel"),
+                case("purgelab.solo", "MTR_RES_SKIPPED", "")),
+             "alone-release.xml": report(case("purgelab.solo"))})
+        self.assertEqual(rc, 0, out)
+        self.assertIn("purgelab.solo: --skip-test: runs alone, in mtr.alone",
+                      out)
+        self.assertIn("mtr.alone.release: mtr skipped\n  (none)", out)
+
+    def test_alone_test_skipped_in_its_own_run_fails(self):
+        rc, out = self.run_skips(
+            ctest_log("mtr.alone.release"),
+            {"alone-release.xml": report(
+                case("purgelab.solo", "MTR_RES_SKIPPED", "Need binlog"))})
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL: purgelab.solo is listed to run on release", out)
+
+    def test_alone_test_missing_from_its_own_run_fails(self):
+        rc, out = self.run_skips(
+            ctest_log("mtr.alone.release"),
+            {"alone-release.xml": report(case("purgelab.a"))})
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL: purgelab.solo is listed to run on release "
+                      "(cmake/mtr-tests.txt) but did not run", out)
+
     def test_missing_report_fails(self):
         rc, out = self.run_skips(ctest_log("mtr.purgelab.debug"), {})
         self.assertEqual(rc, 1, out)
@@ -161,7 +191,7 @@ class MtrTestsList(unittest.TestCase):
             for line in f:
                 fields = line.split("#", 1)[0].split()
                 if fields:
-                    listed[fields[0]] = set(fields[1:])
+                    listed[fields[0]] = set(fields[1:]) - {"alone"}
         tdir = os.path.join(REPO, "mysql-test", "suite", "purgelab", "t")
         for name in sorted(os.listdir(tdir)):
             if not name.endswith(".test"):
