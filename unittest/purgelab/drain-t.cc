@@ -146,6 +146,33 @@ TEST(RsegDrain, LeavesSegmentsWhileATablespaceIsTruncated)
   EXPECT_LE(d.withheld() + N / 2, W);
 }
 
+/* Undo tablespace truncation withholds all segments of a tablespace at
+once, between two passes, whatever the drain holds in the others: the
+drain never holds more than MAX_WIDTH's share of any one tablespace, so
+that new transactions find a segment at every moment.  Here one
+tablespace (the odd segments) holds all the busy history, as it does
+right after the other was truncated, and then the other (the even ones)
+starts to be truncated. */
+TEST(RsegDrain, EveryTablespaceKeepsSegmentsWhenAnotherIsTruncated)
+{
+  const unsigned W= rseg_drain::MAX_WIDTH;
+  rseg_drain d;
+  for (int p= 0; p < 4; p++)
+    for (unsigned i= 0; i < N; i++)
+      d.visited({i, i % 2 == 1, i % 2 == 1, d.is_withheld(i), false}, W,
+                {i % 2, N / 2});
+  EXPECT_EQ(rseg_drain::space_width(N / 2), d.withheld());
+  EXPECT_EQ(d.withheld(), d.withheld_in(1));
+  EXPECT_EQ(0u, d.withheld_in(0));
+  /* truncation takes every even segment: the odd ones not withheld are
+  what new transactions find until the next pass */
+  unsigned free_segments= 0;
+  for (unsigned i= 1; i < N; i+= 2)
+    free_segments+= !d.is_withheld(i);
+  EXPECT_GE(free_segments, N / 2 / 4);
+  EXPECT_EQ(N / 2 - rseg_drain::space_width(N / 2), free_segments);
+}
+
 namespace
 {
 /** one pass over all segments at times start, start+1, ...; busy and

@@ -83,6 +83,25 @@ public:
     bool tablespace_truncating;
   };
 
+  /** The tablespace of a visited rollback segment */
+  struct tablespace
+  {
+    /** a number below N_RSEGS that no other tablespace of a rollback
+    segment has */
+    unsigned key;
+    /** how many rollback segments it has (0: all N_RSEGS) */
+    unsigned rsegs;
+  };
+
+  /** @return how many rollback segments of a tablespace with n of them
+  the drain may withhold: MAX_WIDTH's share of them.  Undo tablespace
+  truncation may start at any time and withhold all of another
+  tablespace's segments before the drain sees it: new transactions keep
+  a quarter of every tablespace's segments at every moment.
+  @param n  rollback segments in the tablespace (0: all N_RSEGS) */
+  static constexpr unsigned space_width(unsigned n) noexcept
+  { return (n ? n : N_RSEGS) * MAX_WIDTH / N_RSEGS; }
+
   /** What to do with the rollback segment's SKIP flag */
   enum action { KEEP, WITHHOLD, RELEASE };
 
@@ -90,8 +109,10 @@ public:
   Every segment is visited in each pass, in index order.
   @param v      what the pass found
   @param width  innodb_purge_drain_rsegs (0: give all back, withhold none)
+  @param space  the segment's tablespace (default: one for all)
   @return the action for the segment's SKIP flag */
-  action visited(const visit &v, unsigned width) noexcept
+  action visited(const visit &v, unsigned width,
+                 tablespace space= tablespace{0, 0}) noexcept
   {
     if (v.rseg >= N_RSEGS)
       return KEEP;
@@ -129,7 +150,15 @@ public:
       undo tablespace truncation withholds a whole tablespace */
       if (withheld() >= width || withheld() + others() >= MAX_WIDTH)
         return KEEP;               /* the cursor waits for a free slot */
+      if (space.key >= N_RSEGS ||
+          m_in_space[space.key] >= space_width(space.rsegs))
+      {
+        advance();                 /* its tablespace keeps the rest */
+        return KEEP;
+      }
       m_withheld.set(v.rseg);
+      m_space_of[v.rseg]= static_cast<uint8_t>(space.key);
+      m_in_space[space.key]++;
       advance();
       return WITHHOLD;
     }
@@ -149,12 +178,24 @@ public:
   { return rseg < N_RSEGS && m_withheld[rseg]; }
   /** @return the rollback segment that is to be withheld next */
   unsigned cursor() const noexcept { return m_cursor; }
+  /** @return how many segments of a tablespace (tablespace::key) are
+  withheld */
+  unsigned withheld_in(unsigned space) const noexcept
+  { return space < N_RSEGS ? m_in_space[space] : 0; }
 
 private:
-  void forget(unsigned rseg) noexcept { m_withheld.reset(rseg); }
+  void forget(unsigned rseg) noexcept
+  {
+    m_withheld.reset(rseg);
+    m_in_space[m_space_of[rseg]]--;
+  }
   void advance() noexcept { m_cursor= (m_cursor + 1) % N_RSEGS; }
 
   std::bitset<N_RSEGS> m_withheld;
+  /** per withheld segment, its tablespace (tablespace::key) */
+  uint8_t m_space_of[N_RSEGS]= {};
+  /** per tablespace, how many of its segments are withheld */
+  uint8_t m_in_space[N_RSEGS]= {};
   /** segments that others withheld in the last pass, and in this one */
   unsigned m_others_last= 0, m_others_now= 0;
   unsigned m_cursor= 0;

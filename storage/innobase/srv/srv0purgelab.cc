@@ -120,6 +120,11 @@ struct purge_throttle_sys_t
 
   /** the rollback segments that the drain withholds */
   purge_throttle::rseg_drain drain;
+  /** per rollback segment, the index of the first one in the same
+  tablespace (rseg_drain::visit::space); counted at each pass */
+  uint8_t rseg_space[TRX_SYS_N_RSEGS];
+  /** per such index, the rollback segments of that tablespace */
+  uint8_t space_rsegs[TRX_SYS_N_RSEGS];
   /** adaptive_controller::wake_margin() of the last evaluation, for
   adaptive_controller::wake_level() at commit */
   Atomic_relaxed<uint64_t> wake_margin{0};
@@ -717,6 +722,26 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
   /* No reference can be added while the segment is withheld
   (trx_rseg_t::acquire_if_available()), so a segment found unreferenced
   here stays so until it is given back. */
+  if (!i)
+  {
+    /* a pass starts: which segments share a tablespace (fixed after
+    start-up; counted here, by the one thread that runs the drain) */
+    uint8_t *space= purge_throttle_sys.rseg_space,
+      *n= purge_throttle_sys.space_rsegs;
+    for (unsigned j= 0; j < TRX_SYS_N_RSEGS; j++)
+    {
+      n[j]= 0;
+      space[j]= uint8_t(j);
+      for (unsigned k= 0; k < j; k++)
+        if (trx_sys.rseg_array[k].space == trx_sys.rseg_array[j].space)
+        {
+          space[j]= space[k];
+          break;
+        }
+      n[space[j]]++;
+    }
+  }
+  const unsigned space= purge_throttle_sys.rseg_space[i];
   const uint32_t ref= rseg.ref_load();
   const purge_throttle::rseg_drain::visit v{
     i, busy, ref >= trx_rseg_t::REF, (ref & trx_rseg_t::SKIP) != 0,
@@ -724,7 +749,8 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
   auto action= purge_throttle::rseg_drain::KEEP;
   if (width || ours)
   {
-    action= rseg_drain.visited(v, width);
+    action= rseg_drain.visited(v, width,
+                               {space, purge_throttle_sys.space_rsegs[space]});
     switch (action) {
     case purge_throttle::rseg_drain::KEEP:
       break;
