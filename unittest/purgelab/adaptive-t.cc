@@ -401,47 +401,6 @@ TEST(AdaptiveThrottle, DrainsWithTheBound)
   EXPECT_EQ(0u, d.c.drain_width());
 }
 
-/* What commits until a withheld segment is given back joins p before the
-drain frees anything: the drain comes in that much early, by purge's
-rate times the measured lag (drain_released()), and no earlier while
-none was measured. */
-TEST(AdaptiveThrottle, TheDrainComesInItsLagEarly)
-{
-  const unsigned wide= purge_throttle::rseg_drain::ADAPTIVE_WIDTH;
-  const uint64_t T= 10000, p= 8500;
-  /* purge parses 10,000/s; all of x waits for truncation (S = T) */
-  driver d, fresh;
-  for (int i= 0; i < 100; i++)
-  {
-    d.step(p, T, true, true, 100, 10000, p);
-    fresh.step(p, T, true, true, 100, 10000, p);
-  }
-  ASSERT_NEAR(10000, d.c.purge_rate(), 100);
-  EXPECT_EQ(0u, d.c.drain_width()) << "p + 256 open under S";
-  EXPECT_EQ(0, d.c.drain_lag());
-  /* 64 segments given back after 0.2 s each, then 64 more */
-  d.c.drain_released(64, 64 * 200000);
-  EXPECT_NEAR(0.1, d.c.drain_lag(), 1e-9) << "half a width's weight";
-  d.c.drain_released(128, 128 * 200000);
-  EXPECT_NEAR(0.15, d.c.drain_lag(), 1e-9);
-  d.c.drain_released(128, 128 * 200000);
-  EXPECT_NEAR(0.15, d.c.drain_lag(), 1e-9) << "nothing new given back";
-  /* 8,500 + 256 open + 10,000/s x 0.15 s > S */
-  d.step(p, T, true, true, 100, 10000, p);
-  fresh.step(p, T, true, true, 100, 10000, p);
-  EXPECT_EQ(wide, d.c.drain_width());
-  EXPECT_EQ(0u, fresh.c.drain_width());
-  EXPECT_EQ(0u, d.c.concurrency()) << "p is under S: not the bound";
-  /* under S by more than the margin: no drain */
-  d.step(T / 2, T, true, true, 100, 10000, T / 2);
-  EXPECT_EQ(0u, d.c.drain_width());
-  /* counters that start again (a restarted tally) are taken as they are */
-  d.c.drain_released(1, 100000);
-  EXPECT_NEAR(0.15, d.c.drain_lag(), 1e-9);
-  d.c.drain_released(65, 100000 + 64 * 100000);
-  EXPECT_NEAR(0.125, d.c.drain_lag(), 1e-9);
-}
-
 TEST(AdaptiveThrottle, NothingIsLimitedWithAnEmptyHistory)
 {
   driver d;

@@ -412,10 +412,8 @@ public:
       Those transactions join p as they commit, and truncation frees no
       rollback segment that one of them references before it ends; under
       S, p and they are within the target and freeing p sooner buys
-      nothing.  It comes in drain_lag() early: what commits until a
-      withheld segment is given back joins p before the drain frees any. */
-      m_drain= double(p) + double(n_open) +
-        std::max(commits, 0.0) * m_drain_lag > share;
+      nothing. */
+      m_drain= double(p) + double(n_open) > share;
       m_over= m_over && m_bound.in_force();
       m_bound_at= now;
     }
@@ -477,33 +475,10 @@ public:
       : std::max(uint64_t{1}, uint64_t(c));
   }
 
-  /** Account for the rollback segments that the drain gave back, for
-  drain_lag(): the mean time that one stays withheld, over about a drain
-  width's worth of the latest ones.
-  @param released  rseg_drain gave back this many in all (a counter)
-  @param usec      microseconds that those were withheld, in all */
-  void drain_released(uint64_t released, uint64_t usec) noexcept
-  {
-    if (released < m_released || usec < m_released_usec)
-      m_released= released, m_released_usec= usec; /* counters reset */
-    if (released == m_released)
-      return;
-    const double n= double(released - m_released);
-    const double sample= double(usec - m_released_usec) * 1e-6 / n;
-    const double a= n / (n + double(rseg_drain::ADAPTIVE_WIDTH));
-    m_drain_lag+= a * (sample - m_drain_lag);
-    m_released= released;
-    m_released_usec= usec;
-  }
-  /** @return the drain's lag: how long a rollback segment that it
-  withholds stays withheld before it is given back, in seconds (0 before
-  the first one was) */
-  double drain_lag() const noexcept { return m_drain_lag; }
-
   /** How many rollback segments undo log truncation may withhold at once
   (rseg_drain): like the bound, it drains the truncation-pending history,
-  from p, the transactions open and what commits within drain_lag() over
-  p's share, and while the bound is in force.
+  from p and the transactions open over p's share, and while the bound is
+  in force.
   @return the least width to apply (innodb_purge_drain_rsegs may ask for
   more) */
   unsigned drain_width() const noexcept
@@ -567,10 +542,6 @@ private:
   /** p and the transactions open were over p's share at the last
   update() */
   bool m_drain= false;
-  /** drain_lag(), seconds */
-  double m_drain_lag= 0;
-  /** drain_released() counters at the last call */
-  uint64_t m_released= 0, m_released_usec= 0;
   /** u = x - p at the start of the current rate window */
   double m_u_window= 0;
   /** du/dt, averaged over TAU_RATE like m_rate, per second */

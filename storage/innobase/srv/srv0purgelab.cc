@@ -301,8 +301,6 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   purge_throttle_sys_t &s= purge_throttle_sys;
   /* read-write transactions open now, let in with a ticket or not */
   const uint64_t n_open= trx_sys.rw_trx_hash.size();
-  s.adaptive.drain_released(purge_throttle_stats.drain_released,
-                            purge_throttle_stats.drain_withheld_usec);
   const uint64_t limit=
     s.adaptive.update(now / 1000, x, pending, purged, srv_max_purge_lag,
                       progress, s.gate.want(n_open), s.gate.rate_bound(),
