@@ -121,10 +121,12 @@ struct purge_throttle_sys_t
   /** the rollback segments that the drain withholds */
   purge_throttle::rseg_drain drain;
   /** per rollback segment, the index of the first one in the same
-  tablespace (rseg_drain::visit::space); counted at each pass */
+  tablespace (rseg_drain::tablespace::key); see purge_rseg_spaces() */
   uint8_t rseg_space[TRX_SYS_N_RSEGS];
   /** per such index, the rollback segments of that tablespace */
   uint8_t space_rsegs[TRX_SYS_N_RSEGS];
+  /** rseg_space and space_rsegs were filled in */
+  bool rseg_spaces_known= false;
   /** adaptive_controller::wake_margin() of the last evaluation, for
   adaptive_controller::wake_level() at commit */
   Atomic_relaxed<uint64_t> wake_margin{0};
@@ -712,6 +714,29 @@ void purge_throttle_dml_sleep(ulint delay) noexcept
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
 }
 
+/** Group the rollback segments by tablespace, for the drain
+(rseg_drain::tablespace).  A segment's tablespace does not change once
+the server has started, so this runs once, at the first truncation pass,
+in the one thread that runs the drain. */
+static void purge_rseg_spaces() noexcept
+{
+  uint8_t *space= purge_throttle_sys.rseg_space,
+    *n= purge_throttle_sys.space_rsegs;
+  for (unsigned j= 0; j < TRX_SYS_N_RSEGS; j++)
+  {
+    n[j]= 0;
+    space[j]= uint8_t(j);
+    for (unsigned k= 0; k < j; k++)
+      if (trx_sys.rseg_array[k].space == trx_sys.rseg_array[j].space)
+      {
+        space[j]= space[k];
+        break;
+      }
+    n[space[j]]++;
+  }
+  purge_throttle_sys.rseg_spaces_known= true;
+}
+
 bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
 {
   ut_ad(rseg.latch.have_wr());
@@ -719,29 +744,13 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
   purge_throttle::rseg_drain &rseg_drain= purge_throttle_sys.drain;
   const bool ours= rseg_drain.is_withheld(i);
   const uint width= purge_drain_width();
+  if (!purge_throttle_sys.rseg_spaces_known)
+    purge_rseg_spaces();
+  const unsigned space= purge_throttle_sys.rseg_space[i];
+  ut_ad(trx_sys.rseg_array[space].space == rseg.space);
   /* No reference can be added while the segment is withheld
   (trx_rseg_t::acquire_if_available()), so a segment found unreferenced
   here stays so until it is given back. */
-  if (!i)
-  {
-    /* a pass starts: which segments share a tablespace (fixed after
-    start-up; counted here, by the one thread that runs the drain) */
-    uint8_t *space= purge_throttle_sys.rseg_space,
-      *n= purge_throttle_sys.space_rsegs;
-    for (unsigned j= 0; j < TRX_SYS_N_RSEGS; j++)
-    {
-      n[j]= 0;
-      space[j]= uint8_t(j);
-      for (unsigned k= 0; k < j; k++)
-        if (trx_sys.rseg_array[k].space == trx_sys.rseg_array[j].space)
-        {
-          space[j]= space[k];
-          break;
-        }
-      n[space[j]]++;
-    }
-  }
-  const unsigned space= purge_throttle_sys.rseg_space[i];
   const uint32_t ref= rseg.ref_load();
   const purge_throttle::rseg_drain::visit v{
     i, busy, ref >= trx_rseg_t::REF, (ref & trx_rseg_t::SKIP) != 0,
