@@ -27,76 +27,11 @@ PURGELAB_STATUS_VARIABLES in its arrays).
 #include "trx0drain.h"
 #include "trx0trx.h"
 
-/* Relay_log_info::abort_slave; the server's headers are not clean under
-InnoDB's -Wconversion */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wconversion"
-#include "rpl_rli.h"
-#pragma GCC diagnostic pop
-
 extern handlerton *innodb_hton_ptr;
-static trx_t *thd_to_trx(THD *thd);
-static trx_t *check_trx_exists(THD *thd);
 
-/** @return whether a replica applier was asked to stop (STOP SLAVE,
-shutdown): that signals no condition and sets no kill level, so a waiting
-applier polls this */
-static bool purgelab_replica_stopping(THD *thd)
+void innobase_wait_point_want(bool want) noexcept
 {
-  return !thd->rgi_slave || thd->rgi_slave->rli->abort_slave;
-}
-
-/** handlerton::wait_point: the connection is at a point where it holds no
-transaction, no table locks and no metadata locks (before a statement,
-after a command, before a replicated event group); it may wait there at the
-adaptive throttle's gate.  The server calls it only while it is armed, that
-is while the adaptive throttle has a target (purge_throttle_armed).
-Nothing else needs it: innodb_purge_throttle_replica and the debug keywords
-purge_throttle_must_wait, _must_admit, _take_ticket and _wait_unbounded act
-only with a target (the tests that set them set one), so debug builds do
-not arm it for them.
-@param thd        the connection
-@param may_write  it is about to run a statement, or apply an event group,
-                  that may start a read-write transaction */
-static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
-{
-  purge_throttle_stats.wait_points.inc();
-  /* a call that raced with disarming */
-  if (innodb_purge_throttle != PURGE_THROTTLE_ADAPTIVE || !srv_max_purge_lag)
-    return;
-  /* replica appliers go through unless innodb_purge_throttle_replica */
-  if (thd->slave_thread && !innodb_purge_throttle_replica)
-    return;
-  trx_t *trx= thd_to_trx(thd);
-  /* InnoDB's transaction has not started: no read view, no locks, nothing
-  that purge or another connection waits for */
-  if (trx && trx->state != TRX_STATE_NOT_STARTED)
-    return;
-  if (!purge_throttle_point_waits(trx ? &trx->throttle : nullptr, may_write))
-    return;
-  /* a connection's first transaction: its place at the gate, and
-  innobase_kill_query() for it, need its trx_t */
-  if (!trx)
-    trx= check_trx_exists(thd);
-  purge_throttle_wait_point(thd, trx->throttle, may_write,
-                            thd->slave_thread ? purgelab_replica_stopping
-                            : nullptr);
-}
-
-/** Start the fork's throttle (innodb_init(), before srv_start()): its latch,
-and the handlerton's wait_point, at which a connection meets the gate,
-armed if the startup settings give a target */
-static void purgelab_init()
-{
-  innodb_hton_ptr->wait_point= purgelab_wait_point;
-  purge_throttle_init();
-}
-
-/** Stop it and disarm the wait_point (InnoDB shutdown, once no connection
-and no purge runs, or a failed startup) */
-static void purgelab_deinit()
-{
-  purge_throttle_deinit();
+  ha_wait_point_want(innodb_hton_ptr, want);
 }
 
 /** Update innodb_purge_throttle, innodb_max_purge_lag or
@@ -108,13 +43,6 @@ static void purgelab_update_throttle(THD *, st_mysql_sys_var *, void *var,
 {
   *static_cast<T*>(var)= *static_cast<const T*>(save);
   purge_throttle_mode_changed();
-}
-
-/** Update innodb_max_purge_lag: let every waiting connection in */
-static void purgelab_update_max_purge_lag(THD *thd, st_mysql_sys_var *sv,
-                                          void *var, const void *save)
-{
-  purgelab_update_throttle<ulong>(thd, sv, var, save);
 }
 
 static MYSQL_SYSVAR_BOOL(purge_coupled_throttle, innodb_purge_coupled_throttle,

@@ -95,8 +95,8 @@ struct purge_throttle_stats_t
   microseconds that they were withheld */
   Atomic_relaxed<ulonglong> drain_released;
   Atomic_relaxed<ulonglong> drain_withheld_usec;
-  /** calls of InnoDB's wait_point, which the server makes only while it
-  is armed (purge_throttle_armed); spread over cache lines, since every
+  /** calls of InnoDB's wait_point, which the server makes only while
+  InnoDB wants them (purge_throttle_armed); spread over cache lines, since every
   statement and command of every connection adds to it */
   ib_counter_t<ulint> wait_points;
 };
@@ -148,11 +148,22 @@ uint purge_drain_width() noexcept;
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept;
 
 /** @return whether the purge coordinator should run another batch after
-one that handled n_pages (rather than go idle)
+one that handled n_pages (rather than go idle).  If it found nothing to
+purge while DML is throttled, it goes idle and is to look again after a
+poll interval (purge_throttle_coordinator_idle()).
 @param n_pages  undo log pages that the batch handled
 @param history  history length before the batch */
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   noexcept;
+
+/** The purge coordinator went idle (purge_coordinator_state::do_purge()):
+if purge_throttle_coordinator_continues() asked for a poll, arm a timer
+that wakes it after the poll interval.  No task of the pool sleeps. */
+void purge_throttle_coordinator_idle() noexcept;
+
+/** The purge coordinator task was disabled for good
+(srv_shutdown_purge_tasks()): delete the poll timer. */
+void purge_throttle_coordinator_shutdown() noexcept;
 
 /** Delay a DML operation by srv_dml_needed_delay (row_mysql_delay_if_needed).
 @param delay  microseconds */
@@ -166,10 +177,16 @@ segment's, exceeds adaptive_controller::wake_level().
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
 
 /** Whether the adaptive throttle has a target (purge_throttle::has_target()),
-so that InnoDB's wait_point is armed (ha_wait_point_arm()).  Changed only
-with purge_throttle_sys's latch held, at startup, a change of a setting and
-shutdown; read relaxed. */
+so that InnoDB wants its wait_point called (innobase_wait_point_want()).
+Changed only with purge_throttle_sys's latch held, at startup, a change of
+a setting and shutdown; read relaxed. */
 extern purge_throttle::arming purge_throttle_armed;
+
+/** Tell the server whether InnoDB wants its handlerton::wait_point called
+(ha_wait_point_want()); defined in handler/purgelab_vars.inl.  Called at
+each change of purge_throttle_armed, with purge_throttle_sys's latch held.
+@param want  the adaptive throttle has a target */
+void innobase_wait_point_want(bool want) noexcept;
 
 /** After a read-write transaction committed its undo log to the history:
 while the adaptive throttle has a target, make sure that purge runs once the history nears the
@@ -289,7 +306,7 @@ UNDO_INIT (innodb_undo_log_compact_init=ON) or generic writes (OFF), so
 that redo measurements know how many page creations they contain */
 extern Atomic_counter<ulonglong> undo_pages_init_compact;
 extern Atomic_counter<ulonglong> undo_pages_init_generic;
-/** UNDO_INIT records that crash recovery applied since startup (defined
+/** UNDO_INIT records that crash recovery applied since startup (counted
 in log0recv.cc; a record skipped because the page on disk was newer is not
 counted) */
 extern Atomic_counter<ulonglong> recv_undo_init_applied;

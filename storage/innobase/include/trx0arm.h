@@ -19,7 +19,7 @@ this program; if not, write to the Free Software Foundation, Inc.,
 /**************************************************//**
 @file include/trx0arm.h
 When the adaptive throttle is armed: the server calls InnoDB's wait_point
-only while it is (ha_wait_point_arm()), and the end of a transaction goes
+only while it is (ha_wait_point_want()), and the end of a transaction goes
 out of line only while it is, or while the connection holds something of
 the gate's.  No InnoDB state, so that it is unit tested
 (unittest/purgelab/arm-t.cc).
@@ -43,9 +43,8 @@ constexpr bool has_target(bool adaptive, uint64_t lag) noexcept
   return adaptive && lag != 0;
 }
 
-/** Whether InnoDB's wait_point is armed.  A change is reported once, so
-that the server's count of armed engines moves by one per change and never
-drifts, however often the settings are written.  set() is called with the
+/** Whether InnoDB wants its wait_point called.  A change is reported
+once, however often the settings are written.  set() is called with the
 throttle's latch held; armed() is read without it (relaxed), on the commit
 path. */
 class arming

@@ -416,18 +416,23 @@ private:
     m_waiting.fetch_sub(1, std::memory_order_relaxed);
   }
 
-  admission_gate m_gate;
-  gate_waiter *m_head= nullptr, *m_tail= nullptr;
+  /** Read on every statement while a target is set; written by the
+  purge coordinator only. */
   /** the published limit, and when the coordinator last backed it: when
   it published it, or ended the batch that followed */
-  std::atomic<uint64_t> m_limit{0}, m_backed{0};
-  /** when the gate last let a waiter in (or one gave up) */
-  std::atomic<uint64_t> m_admitted{0};
+  alignas(CACHE_LINE) std::atomic<uint64_t> m_limit{0}, m_backed{0};
   std::atomic<unsigned> m_concurrency{0};
-  /** waiters in the list, and one that enqueue() is trying to let in */
-  std::atomic<unsigned> m_waiting{0};
   /** batch_begins(): a purge batch runs since the last publish() */
   std::atomic<bool> m_in_batch{false};
+  /** Written by the connections that wait. */
+  /** waiters in the list, and one that enqueue() is trying to let in */
+  alignas(CACHE_LINE) std::atomic<unsigned> m_waiting{0};
+  /** when the gate last let a waiter in (or one gave up) */
+  std::atomic<uint64_t> m_admitted{0};
+  /** the queue, latched */
+  gate_waiter *m_head= nullptr, *m_tail= nullptr;
+  /** tickets and the rate clock, on cache lines of their own */
+  admission_gate m_gate;
 };
 
 } // namespace purge_throttle

@@ -46,6 +46,14 @@ srv0purgelab.cc applies it to the server.
 namespace purge_throttle
 {
 
+/** Bytes in a cache line: the gate keeps the atomics that connections
+write on every admission apart from those that they only read */
+#ifdef CPU_LEVEL1_DCACHE_LINESIZE
+constexpr size_t CACHE_LINE= CPU_LEVEL1_DCACHE_LINESIZE;
+#else
+constexpr size_t CACHE_LINE= 64;
+#endif
+
 /** The per-row DML delay of upstream's formula (trx_purge() in 10.11.18):
 min(max_delay, 10000 * history / lag - 5000) microseconds once the history
 exceeds the lag, else 0.
@@ -760,14 +768,15 @@ public:
   { return m_count.load(std::memory_order_relaxed); }
 
 private:
-  /** tickets out */
-  std::atomic<unsigned> m_count{0};
-  /** the bound on tickets out (0: none, no ticket is taken) */
-  std::atomic<unsigned> m_bound{0};
+  /** the bound on tickets out (0: none, no ticket is taken); written by
+  resize() only */
+  alignas(CACHE_LINE) std::atomic<unsigned> m_bound{0};
   /** concurrency() */
   std::atomic<unsigned> m_limit{0};
   /** the commit rate kept one out since resize() */
   std::atomic<bool> m_rate_bound{false};
+  /** tickets out; with m_clock, written at every admission */
+  alignas(CACHE_LINE) std::atomic<unsigned> m_count{0};
   /** the commit rate limit */
   rate_clock m_clock;
 };

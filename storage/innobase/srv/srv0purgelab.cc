@@ -36,7 +36,6 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include "trx0sys.h"
 #include "ha_prototypes.h"
 #include <debug_sync.h>
-#include <ha_wait_point.h>
 #include <mysql/service_thd_wait.h>
 #include <mysql/service_progress_report.h>
 
@@ -53,6 +52,7 @@ purge_throttle_stats_t purge_throttle_stats;
 purge_throttle::arming purge_throttle_armed;
 Atomic_counter<ulonglong> undo_pages_init_compact;
 Atomic_counter<ulonglong> undo_pages_init_generic;
+Atomic_counter<ulonglong> recv_undo_init_applied;
 
 static_assert(purge_throttle::rseg_drain::N_RSEGS == TRX_SYS_N_RSEGS, "");
 
@@ -105,21 +105,30 @@ drain only the thread that runs undo log truncation (one at a time);
 the Atomic_relaxed members anyone. */
 struct purge_throttle_sys_t
 {
-  /** Protects gate, closed and changes of purge_throttle_armed */
-  mysql_mutex_t mutex;
-  purge_throttle::gate gate;
+  /** Protects gate's queue, closed and changes of purge_throttle_armed */
+  alignas(CPU_LEVEL1_DCACHE_LINESIZE) mysql_mutex_t mutex;
   /** the server is shutting down: nobody queues any more */
   bool closed= false;
-  /** mutex was initialised */
-  bool initialised= false;
+  /** mutex exists: set by purge_throttle_init() before any connection or
+  purge task, cleared by purge_throttle_deinit() after them all */
+  Atomic_relaxed<bool> initialised{false};
+  /** read on every statement and commit, its hot atomics on cache lines
+  of their own (purge_throttle::gate) */
+  purge_throttle::gate gate;
 
   /** the adaptive controller */
+  alignas(CPU_LEVEL1_DCACHE_LINESIZE)
   purge_throttle::adaptive_controller adaptive;
   /** consecutive batches that found nothing to purge */
   unsigned empty_batches= 0;
+  /** milliseconds after which the idle coordinator is to look again
+  (0: it is not to) */
+  uint64_t poll_ms= 0;
+  /** wakes the coordinator after poll_ms; nullptr until the first poll */
+  tpool::timer *poll_timer= nullptr;
 
   /** the rollback segments that the drain withholds */
-  purge_throttle::rseg_drain drain;
+  alignas(CPU_LEVEL1_DCACHE_LINESIZE) purge_throttle::rseg_drain drain;
   /** per rollback segment, the index of the first one in the same
   tablespace (rseg_drain::tablespace::key); see purge_rseg_spaces() */
   uint8_t rseg_space[TRX_SYS_N_RSEGS];
@@ -128,8 +137,8 @@ struct purge_throttle_sys_t
   /** rseg_space and space_rsegs were filled in */
   bool rseg_spaces_known= false;
   /** adaptive_controller::wake_margin() of the last evaluation, for
-  adaptive_controller::wake_level() at commit */
-  Atomic_relaxed<uint64_t> wake_margin{0};
+  adaptive_controller::wake_level() at commit (read on every commit) */
+  alignas(CPU_LEVEL1_DCACHE_LINESIZE) Atomic_relaxed<uint64_t> wake_margin{0};
   /** the drain width that the adaptive controller chose */
   Atomic_relaxed<uint> adaptive_drain_width{0};
   /** drain.withheld() */
@@ -183,17 +192,15 @@ struct purge_throttle_sys_t
     mysql_mutex_unlock(&mutex);
   }
 
-  /** Arm or disarm InnoDB's wait_point; only a change reaches the server,
-  so that its count of armed engines moves once per change.  The latch is
-  held.
+  /** Tell the server whether InnoDB wants its wait_point called; only a
+  change reaches it.  The latch is held.
   @param target  the adaptive throttle has a target */
   void arm(bool target) noexcept
   {
     ut_ad(owns());
-    /* the server's count of armed engines holds one for InnoDB iff
-    purge_throttle_armed is set */
     if (purge_throttle_armed.set(target))
-      ha_wait_point_arm(target);
+      innobase_wait_point_want(target);
+    ut_ad(purge_throttle_armed.armed() == target);
   }
 
   /** Give a ticket back: one atomic decrement, and the latch only if
@@ -255,11 +262,9 @@ static constexpr uint64_t trx_in_ids(trx_id_t ids) noexcept { return ids / 2; }
 
 ulonglong purge_view_blocked_trx() noexcept
 {
-  /* A view that moved lately keeps nothing: what committed after purge's
-  own copy of it is parsed by a batch soon.  (Counted as blocked when the
-  view had not moved since the batch before, a commit whose thread waited
-  for a CPU made all that was unparsed read as blocked, and the law let
-  every waiter in.) */
+  /* A view that moved within adaptive_controller::TAU_RATE keeps nothing:
+  what committed after purge's own copy of it is parsed by a batch soon.
+  Only a view that holds still for longer blocks what is unparsed. */
   if (purge_throttle_sys.view_moved)
     return 0;
   const trx_id_t limit= purge_throttle_sys.view_limit_no;
@@ -411,12 +416,40 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
     return true;
   /* Nothing to purge yet, but DML is throttled: rather than go idle for up
   to a second, look again, backing off while batches keep finding nothing
-  (an old read view). */
+  (an old read view): the coordinator goes idle, and the poll timer wakes
+  it (purge_throttle_coordinator_idle()). */
   purge_throttle_stats.coordinator_polls++;
-  std::this_thread::sleep_for(std::chrono::microseconds
-                              (purge_throttle::poll_interval
-                               (purge_throttle_sys.empty_batches)));
-  return true;
+  purge_throttle_sys.poll_ms= std::max<uint64_t>
+    (1, purge_throttle::poll_interval(purge_throttle_sys.empty_batches) /
+     1000);
+  return false;
+}
+
+/** Wake the purge coordinator after a poll interval (a tpool timer
+callback) */
+static void purge_throttle_poll(void*) noexcept
+{
+  purge_sys.wake_if_not_active();
+}
+
+void purge_throttle_coordinator_idle() noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  if (!s.poll_ms)
+    return;
+  /* created by the coordinator, one at a time, the first time it polls */
+  if (!s.poll_timer)
+    s.poll_timer= srv_thread_pool->create_timer(purge_throttle_poll);
+  s.poll_timer->set_time(int(s.poll_ms), 0);
+  s.poll_ms= 0;
+}
+
+void purge_throttle_coordinator_shutdown() noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  delete s.poll_timer;
+  s.poll_timer= nullptr;
+  s.poll_ms= 0;
 }
 
 /** Wake the purge coordinator, counting the times it was idle.
@@ -793,35 +826,6 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
 
 uint purge_rsegs_withheld() noexcept
 { return purge_throttle_sys.rsegs_withheld; }
-
-int64_t purge_throttle_monitor_value(unsigned id) noexcept
-{
-  const purge_throttle_stats_t &st= purge_throttle_stats;
-  switch (static_cast<monitor_id_t>(id)) {
-  case MONITOR_PURGE_DML_DELAYED_ROWS: return int64_t(st.delayed_rows);
-  case MONITOR_PURGE_DML_DELAYED_TRX: return int64_t(st.delayed_trx);
-  case MONITOR_PURGE_DML_DELAY_TOTAL_USEC: return int64_t(st.delayed_usec);
-  case MONITOR_PURGE_DML_WAKEUPS: return int64_t(st.dml_wakeups);
-  case MONITOR_PURGE_COMMIT_WAKEUPS: return int64_t(st.commit_wakeups);
-  case MONITOR_PURGE_COORDINATOR_POLLS: return int64_t(st.coordinator_polls);
-  case MONITOR_PURGE_THROTTLE_TICKETS: return purge_throttle_tickets();
-  case MONITOR_PURGE_THROTTLE_ERROR: return st.error;
-  case MONITOR_PURGE_TRUNCATION_PASSES: return int64_t(st.truncation_passes);
-  case MONITOR_PURGE_TRUNCATION_USEC: return int64_t(st.truncation_usec);
-  case MONITOR_PURGE_TRUNCATION_BUSY_RSEGS: return st.truncation_busy_rsegs;
-  case MONITOR_PURGE_TRUNCATION_REFERENCED_RSEGS:
-    return st.truncation_referenced_rsegs;
-  case MONITOR_PURGE_RSEGS_WITHHELD: return purge_rsegs_withheld();
-  case MONITOR_PURGE_DRAIN_WIDTH: return purge_drain_width();
-  case MONITOR_PURGE_DRAIN_RELEASED: return int64_t(st.drain_released);
-  case MONITOR_PURGE_DRAIN_WITHHELD_USEC:
-    return int64_t(st.drain_withheld_usec);
-  case MONITOR_PURGE_THROTTLE_WAIT_POINTS: return int64_t(st.wait_points);
-  default:
-    ut_ad("not a purge_throttle counter" == 0);
-    return 0;
-  }
-}
 
 uint purge_drain_width() noexcept
 {
