@@ -91,6 +91,8 @@ struct purge_throttle_stats_t
   could not free, and segments that transactions referenced then */
   Atomic_relaxed<uint> truncation_busy_rsegs;
   Atomic_relaxed<uint> truncation_referenced_rsegs;
+  /** rollback segments that the drain withholds now */
+  Atomic_relaxed<uint> rsegs_withheld;
   /** segments that the drain gave back after they drained, and the
   microseconds that they were withheld */
   Atomic_relaxed<ulonglong> drain_released;

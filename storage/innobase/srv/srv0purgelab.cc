@@ -54,8 +54,6 @@ Atomic_counter<ulonglong> undo_pages_init_compact;
 Atomic_counter<ulonglong> undo_pages_init_generic;
 Atomic_counter<ulonglong> recv_undo_init_applied;
 
-static_assert(purge_throttle::rseg_drain::N_RSEGS == TRX_SYS_N_RSEGS, "");
-
 #ifdef HAVE_PSI_INTERFACE
 static PSI_mutex_key purge_throttle_mutex_key;
 static PSI_cond_key purge_throttle_cond_key;
@@ -95,14 +93,12 @@ static void signal_waiter(purge_throttle::gate_waiter &w) noexcept
   mysql_cond_signal(&static_cast<server_waiter&>(w).cond);
 }
 
-/** The fork's purge throttle: the adaptive controller, the gate that enforces
-its commit rate limit, and the drain of rollback segments.
+/** The fork's purge throttle: the adaptive controller and the gate that
+enforces its commit rate limit.
 Who may touch what: the gate's queue and the calls that gate says are
 latched only with mutex held (admission while nobody waits, leave() and
-the readers take none); the controller and empty_batches only the purge
-coordinator;
-drain only the thread that runs undo log truncation (one at a time);
-the Atomic_relaxed members anyone. */
+the readers take none); the controller, empty_batches and the poll only
+the purge coordinator; the Atomic_relaxed members anyone. */
 struct purge_throttle_sys_t
 {
   /** Protects gate's queue, closed and changes of purge_throttle_armed */
@@ -127,24 +123,11 @@ struct purge_throttle_sys_t
   /** wakes the coordinator after poll_ms; nullptr until the first poll */
   tpool::timer *poll_timer= nullptr;
 
-  /** the rollback segments that the drain withholds */
-  alignas(CPU_LEVEL1_DCACHE_LINESIZE) purge_throttle::rseg_drain drain;
-  /** per rollback segment, the index of the first one in the same
-  tablespace (rseg_drain::tablespace::key); see purge_rseg_spaces() */
-  uint8_t rseg_space[TRX_SYS_N_RSEGS];
-  /** per such index, the rollback segments of that tablespace */
-  uint8_t space_rsegs[TRX_SYS_N_RSEGS];
-  /** rseg_space and space_rsegs were filled in */
-  bool rseg_spaces_known= false;
   /** adaptive_controller::wake_margin() of the last evaluation, for
   adaptive_controller::wake_level() at commit (read on every commit) */
   alignas(CPU_LEVEL1_DCACHE_LINESIZE) Atomic_relaxed<uint64_t> wake_margin{0};
   /** the drain width that the adaptive controller chose */
   Atomic_relaxed<uint> adaptive_drain_width{0};
-  /** drain.withheld() */
-  Atomic_relaxed<uint> rsegs_withheld{0};
-  /** what truncation passes found (published in purge_throttle_stats) */
-  purge_throttle::truncation_tally tally;
   /** purge_sys.tail.trx_no after the last purge batch */
   Atomic_relaxed<trx_id_t> parsed_trx_no{0};
   /** purge_sys.low_limit_no() of the last purge batch: purge may not parse
@@ -747,85 +730,8 @@ void purge_throttle_dml_sleep(ulint delay) noexcept
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
 }
 
-/** Group the rollback segments by tablespace, for the drain
-(rseg_drain::tablespace).  A segment's tablespace does not change once
-the server has started, so this runs once, at the first truncation pass,
-in the one thread that runs the drain. */
-static void purge_rseg_spaces() noexcept
-{
-  uint8_t *space= purge_throttle_sys.rseg_space,
-    *n= purge_throttle_sys.space_rsegs;
-  for (unsigned j= 0; j < TRX_SYS_N_RSEGS; j++)
-  {
-    n[j]= 0;
-    space[j]= uint8_t(j);
-    for (unsigned k= 0; k < j; k++)
-      if (trx_sys.rseg_array[k].space == trx_sys.rseg_array[j].space)
-      {
-        space[j]= space[k];
-        break;
-      }
-    n[space[j]]++;
-  }
-  purge_throttle_sys.rseg_spaces_known= true;
-}
-
-bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
-{
-  ut_ad(rseg.latch.have_wr());
-  const unsigned i= unsigned(&rseg - trx_sys.rseg_array);
-  purge_throttle::rseg_drain &rseg_drain= purge_throttle_sys.drain;
-  const bool ours= rseg_drain.is_withheld(i);
-  const uint width= purge_drain_width();
-  if (!purge_throttle_sys.rseg_spaces_known)
-    purge_rseg_spaces();
-  const unsigned space= purge_throttle_sys.rseg_space[i];
-  ut_ad(trx_sys.rseg_array[space].space == rseg.space);
-  /* No reference can be added while the segment is withheld
-  (trx_rseg_t::acquire_if_available()), so a segment found unreferenced
-  here stays so until it is given back. */
-  const uint32_t ref= rseg.ref_load();
-  const purge_throttle::rseg_drain::visit v{
-    i, busy, ref >= trx_rseg_t::REF, (ref & trx_rseg_t::SKIP) != 0,
-    rseg.space == purge_sys.truncate_undo_space.current};
-  auto action= purge_throttle::rseg_drain::KEEP;
-  if (width || ours)
-  {
-    action= rseg_drain.visited(v, width,
-                               {space, purge_throttle_sys.space_rsegs[space]});
-    switch (action) {
-    case purge_throttle::rseg_drain::KEEP:
-      break;
-    case purge_throttle::rseg_drain::WITHHOLD:
-      rseg.set_skip_allocation();
-      break;
-    case purge_throttle::rseg_drain::RELEASE:
-      rseg.clear_skip_allocation();
-      break;
-    }
-    purge_throttle_sys.rsegs_withheld= rseg_drain.withheld();
-  }
-  const bool withheld= rseg_drain.is_withheld(i);
-  purge_throttle::truncation_tally &t= purge_throttle_sys.tally;
-  t.visited(v, action, withheld, my_interval_timer() / 1000);
-  purge_throttle_stats_t &st= purge_throttle_stats;
-  if (st.truncation_passes != t.passes())
-  {
-    st.truncation_passes= t.passes();
-    st.truncation_usec= t.pass_usec();
-    st.truncation_busy_rsegs= t.last_busy();
-    st.truncation_referenced_rsegs= t.last_referenced();
-  }
-  if (action == purge_throttle::rseg_drain::RELEASE)
-  {
-    st.drain_released= t.released();
-    st.drain_withheld_usec= t.withheld_usec();
-  }
-  return ours || withheld;
-}
-
 uint purge_rsegs_withheld() noexcept
-{ return purge_throttle_sys.rsegs_withheld; }
+{ return purge_throttle_stats.rsegs_withheld; }
 
 uint purge_drain_width() noexcept
 {
