@@ -27,14 +27,6 @@ extern "C" bool thd_is_slave(const MYSQL_THD thd);
 static trx_t *thd_to_trx(THD *thd);
 static trx_t *check_trx_exists(THD *thd);
 
-/** @return whether a replica applier that waits at the gate was asked to
-stop (STOP SLAVE, shutdown), which signals nothing and sets no kill level:
-a waiting applier polls this */
-static bool purgelab_replica_stopping(THD *thd)
-{
-  return ha_wait_point_abort(thd);
-}
-
 /** handlerton::wait_point: the connection is at a point where it holds no
 transaction, no table locks and no metadata locks (before a statement,
 after a command, before a replicated event group); it may wait there at the
@@ -53,10 +45,6 @@ static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
   /* a call that raced with disarming */
   if (innodb_purge_throttle != PURGE_THROTTLE_ADAPTIVE || !srv_max_purge_lag)
     return;
-  /* replica appliers go through unless innodb_purge_throttle_replica */
-  const bool replica= thd_is_slave(thd);
-  if (replica && !innodb_purge_throttle_replica)
-    return;
   trx_t *trx= thd_to_trx(thd);
   /* InnoDB's transaction has not started: no read view, no locks, nothing
   that purge or another connection waits for */
@@ -64,12 +52,18 @@ static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
     return;
   if (!purge_throttle_point_waits(trx ? &trx->throttle : nullptr, may_write))
     return;
+  /* replica appliers go through unless innodb_purge_throttle_replica; a
+  waiting one polls whether it was asked to stop (STOP SLAVE, shutdown),
+  which signals nothing and sets no kill level */
+  const bool replica= thd_is_slave(thd);
+  if (replica && !innodb_purge_throttle_replica)
+    return;
   /* a connection's first transaction: its place at the gate, and
   innobase_kill_query() for it, need its trx_t */
   if (!trx)
     trx= check_trx_exists(thd);
   purge_throttle_wait_point(thd, trx->throttle, may_write,
-                            replica ? purgelab_replica_stopping : nullptr);
+                            replica ? ha_wait_point_abort : nullptr);
 }
 
 /** Start the fork's throttle (innodb_init(), before srv_start()): its latch,

@@ -276,7 +276,7 @@ has let nobody in for admission_gate::MAX_WAIT.  The processlist shows
                   a KILL (a replica applier: STOP SLAVE, shutdown), polled
                   while it waits */
 void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
-                               bool may_write, bool (*stopping)(THD*))
+                               bool may_write, bool (*stopping)(const THD*))
   noexcept;
 
 /** KILL of a connection (innobase_kill_query(), after the kill level was

@@ -199,7 +199,7 @@ struct purge_throttle_sys_t
   }
 
   bool admit(THD *thd, purge_throttle::connection &c, bool pay,
-             bool (*stopping)(THD*)) noexcept;
+             bool (*stopping)(const THD*)) noexcept;
 
   /** Wake a connection that waits at the gate (KILL). */
   void kill(purge_throttle::connection &c) noexcept
@@ -401,10 +401,10 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   to a second, look again, backing off while batches keep finding nothing
   (an old read view): the coordinator goes idle, and the poll timer wakes
   it (purge_throttle_coordinator_idle()). */
+  static_assert(purge_throttle::POLL_MIN >= 1000, "tpool timers count ms");
   purge_throttle_stats.coordinator_polls++;
-  purge_throttle_sys.poll_ms= std::max<uint64_t>
-    (1, purge_throttle::poll_interval(purge_throttle_sys.empty_batches) /
-     1000);
+  purge_throttle_sys.poll_ms=
+    purge_throttle::poll_interval(purge_throttle_sys.empty_batches) / 1000;
   return false;
 }
 
@@ -491,7 +491,7 @@ limit lapse, and the others until they are let in or become first.
 @return whether a limit was in force (or a test forced the queue or a
 ticket): let in before a transaction, its commit owes no wait */
 bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
-                                 bool pay, bool (*stopping)(THD*)) noexcept
+                                 bool pay, bool (*stopping)(const THD*)) noexcept
 {
   /* mtr: queue at the gate without a limit (let in only by a mode change,
   KILL or after MAX_WAIT) when paying a wait (must_wait) or before a
@@ -633,7 +633,7 @@ bool purge_throttle_point_waits(const purge_throttle::connection *c,
 }
 
 void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
-                               bool may_write, bool (*stopping)(THD*))
+                               bool may_write, bool (*stopping)(const THD*))
   noexcept
 {
   if (purge_throttle::at_point(c, may_write, false) ==
