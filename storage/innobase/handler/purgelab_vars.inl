@@ -86,13 +86,6 @@ static MYSQL_SYSVAR_BOOL(purge_throttle_replica, innodb_purge_throttle_replica,
   " innodb_max_purge_lag and replication may lag instead",
   NULL, purgelab_update_throttle<my_bool>, FALSE);
 
-static MYSQL_SYSVAR_BOOL(undo_log_compact_init, innodb_undo_log_compact_init,
-  PLUGIN_VAR_OPCMDARG,
-  "Log the creation of an undo log page with the compact UNDO_INIT redo"
-  " record (the old MLOG_UNDO_INIT). OFF logs it with generic write records"
-  " instead, for comparison",
-  NULL, NULL, TRUE);
-
 static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   PLUGIN_VAR_RQCMDARG,
   "How many rollback segments undo log truncation may withhold from new"
@@ -107,8 +100,7 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   MYSQL_SYSVAR(purge_coupled_throttle),                                 \
   MYSQL_SYSVAR(purge_drain_rsegs),                                      \
   MYSQL_SYSVAR(purge_throttle),                                         \
-  MYSQL_SYSVAR(purge_throttle_replica),                                 \
-  MYSQL_SYSVAR(undo_log_compact_init),
+  MYSQL_SYSVAR(purge_throttle_replica),
 
 /** SHOW STATUS of a value that a function computes when it is read
 @tparam T      the value's type
@@ -156,10 +148,4 @@ INNODB_METRICS has the throttle's internal counters, srv0purgelab_mon.h) */
   {"purge_throttle_waiting", (char*) &show_computed<uint, SHOW_UINT,    \
    purge_throttle_gate_waiting>, SHOW_SIMPLE_FUNC},                     \
   {"purge_throttle_purge_rate", &purge_throttle_stats.purge_rate,       \
-   SHOW_ULONGLONG},                                                     \
-  /* not the throttle's: the undo page initialisations per redo record */ \
-  {"undo_pages_init_compact", &undo_pages_init_compact, SHOW_ULONGLONG}, \
-  {"undo_pages_init_generic", &undo_pages_init_generic, SHOW_ULONGLONG}, \
-  /* ...and the UNDO_INIT records that crash recovery applied */       \
-  {"undo_pages_init_compact_recovered", &recv_undo_init_applied,        \
    SHOW_ULONGLONG},

@@ -33,8 +33,6 @@ hooks in upstream InnoDB code call.
 #include "srv0srv.h"
 #include "trx0arm.h"
 
-struct buf_block_t;
-struct mtr_t;
 struct trx_rseg_t;
 struct trx_t;
 class THD;
@@ -50,10 +48,6 @@ extern ulong innodb_purge_throttle;
 /** innodb_purge_throttle_replica: the adaptive throttle holds replica
 appliers too (the SQL thread and the parallel workers) */
 extern my_bool innodb_purge_throttle_replica;
-
-/** innodb_undo_log_compact_init: log the creation of an undo page with the
-compact UNDO_INIT record (default ON), or with generic writes (OFF) */
-extern my_bool innodb_undo_log_compact_init;
 
 /** innodb_purge_drain_rsegs: how many rollback segments undo log truncation
 may withhold from new transactions at once, so as to free their history
@@ -302,21 +296,5 @@ void purge_throttle_init() noexcept;
 /** Open the gate for good, disarm the wait_point and free the latch
 (InnoDB shutdown, after the connections ended, or a failed startup). */
 void purge_throttle_deinit() noexcept;
-
-/** Undo log pages initialised since startup, by the redo record written:
-UNDO_INIT (innodb_undo_log_compact_init=ON) or generic writes (OFF), so
-that redo measurements know how many page creations they contain */
-extern Atomic_counter<ulonglong> undo_pages_init_compact;
-extern Atomic_counter<ulonglong> undo_pages_init_generic;
-/** UNDO_INIT records that crash recovery applied since startup (counted
-in log0recv.cc; a record skipped because the page on disk was newer is not
-counted) */
-extern Atomic_counter<ulonglong> recv_undo_init_applied;
-
-/** Initialize a freshly allocated undo log page and write its redo log,
-either as one UNDO_INIT record or as generic writes.
-@param block  undo log page, just initialized by fsp_init_file_page()
-@param mtr    mini-transaction */
-void trx_undo_page_init_logged(const buf_block_t &block, mtr_t *mtr);
 
 #endif

@@ -27,12 +27,9 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 #include "trx0gate.h"
 #include "trx0drain.h"
 #include "trx0purge.h"
-#include "trx0undo.h"
 #include "trx0trx.h"
 #include "srv0srv.h"
 #include "srv0start.h"
-#include "mtr0log.h"
-#include "fsp0fsp.h"
 #include "trx0sys.h"
 #include "ha_prototypes.h"
 #include <debug_sync.h>
@@ -46,13 +43,9 @@ The fork's run-time switches and counters (see srv0purgelab.h).
 my_bool innodb_purge_coupled_throttle= TRUE;
 ulong innodb_purge_throttle= PURGE_THROTTLE_ADAPTIVE;
 my_bool innodb_purge_throttle_replica= FALSE;
-my_bool innodb_undo_log_compact_init= TRUE;
 uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
 purge_throttle::arming purge_throttle_armed;
-Atomic_counter<ulonglong> undo_pages_init_compact;
-Atomic_counter<ulonglong> undo_pages_init_generic;
-Atomic_counter<ulonglong> recv_undo_init_applied;
 
 #ifdef HAVE_PSI_INTERFACE
 static PSI_mutex_key purge_throttle_mutex_key;
@@ -737,24 +730,4 @@ uint purge_drain_width() noexcept
 {
   return std::max<uint>(innodb_purge_drain_rsegs,
                         purge_throttle_sys.adaptive_drain_width);
-}
-
-void trx_undo_page_init_logged(const buf_block_t &block, mtr_t *mtr)
-{
-  if (innodb_undo_log_compact_init)
-  {
-    mtr->undo_create(block);
-    trx_undo_page_init(block);
-    undo_pages_init_compact++;
-    return;
-  }
-  undo_pages_init_generic++;
-  /* Log what trx_undo_page_init() writes with generic records, as MariaDB
-  10.3.7 did: the page type and the undo page header.  The rest of the page
-  is zero after fsp_init_file_page() (INIT_PAGE) in this mini-transaction, in
-  the buffer pool and in recovery alike. */
-  trx_undo_page_init(block);
-  mtr->write<2,mtr_t::FORCED>(block, FIL_PAGE_TYPE + block.page.frame,
-                              FIL_PAGE_UNDO_LOG);
-  mtr->memcpy(block, TRX_UNDO_PAGE_HDR, TRX_UNDO_PAGE_HDR_SIZE);
 }
