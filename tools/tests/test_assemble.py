@@ -206,7 +206,7 @@ class FetchUpstreamTest(unittest.TestCase):
         p = subprocess.run([os.path.join(TOOLS, "fetch-upstream"), "--pin", "stock-9.9"],
                            env=self.env, capture_output=True, text=True)
         self.assertNotEqual(0, p.returncode)
-        self.assertIn("no pin cmake/pin-stock-9.9.cmake; the pins are: stock-10.5 stock-11.8",
+        self.assertIn("no pin cmake/pin-stock-9.9.cmake; the pins are: stock-10.11 stock-10.5 stock-11.8",
                       p.stderr)
 
     def test_corrupt_archive(self):
