@@ -153,6 +153,10 @@ def parse_args(argv, check_only=False):
                     help="snapshot-release: seconds the read view is held; default "
                          f"{scale_of('--hold', 'hold')}; --time is the load "
                          "before it")
+    ap.add_argument("--overlap", type=upto(MAX["--overlap"]), default=None, metavar="S",
+                    help="snapshot-release: a second read view, opened S s after the first "
+                         "and held as long (--hold), so that the two overlap and purge "
+                         "waits for the later release; less than --hold (default: one view)")
     ap.add_argument("--release-forms", type=release_forms, default=None,
                     metavar="continue,stop",
                     help="snapshot-release: the load goes on after the release (continue), "
@@ -367,7 +371,8 @@ def dest(option):
 # module lists its own): any other scenario of a run ignores it (a note), a
 # run where none uses it is an error
 OPTION_USERS = {opt: option_users(opt) for opt in (
-    "--threads", "--tables", "--rows", "--lags", "--arms", "--hold", "--release-forms",
+    "--threads", "--tables", "--rows", "--lags", "--arms", "--hold", "--overlap",
+    "--release-forms",
     "--rates", "--warehouses", "--check-time", "--ac-threads", "--workload")}
 # what a scenario does instead of an option it ignores: (option, scenario)
 # (from the scenario's module) or the option alone
@@ -724,7 +729,7 @@ def cnf_option(text):
 
 
 # the upper bounds of the numeric options: beyond them a run is a typo
-MAX = {"--time": 86400, "--hold": 86400, "--check-time": 86400, "--drain-timeout": 86400,
+MAX = {"--time": 86400, "--hold": 86400, "--overlap": 86400, "--check-time": 86400, "--drain-timeout": 86400,
        "--threads": 65536, "--ac-threads": 1024, "--warehouses": 1000, "--tables": 1024,
        "--rows": 1000000000, "--repeats": 100}
 MAX_LAG = 4294967295        # innodb_max_purge_lag's own maximum

@@ -49,13 +49,20 @@ class View:
     against the run's target (its lag, else the first of lags)."""
     what = "the read view"
 
-    def __init__(self, before, hold, lags):
-        self.before, self.hold, self.lags = before, hold, lags
+    def __init__(self, before, hold, lags, overlap=0):
+        """overlap: a second view, opened that many s after the first and
+        held as long (None: until the load ends); 0: none."""
+        self.before, self.hold, self.lags, self.overlap = before, hold, lags, overlap
         self.holder = None
 
     def start(self, srv, t0):
-        self.holder = ViewHolder(lambda: sampler.connect(srv.socket), t0, self.before,
-                                 self.hold)
+        def connect():
+            return sampler.connect(srv.socket)
+        self.holder = ViewHolder(connect, t0, self.before, self.hold)
+        if self.overlap:
+            self.holder = ViewPair(self.holder, ViewHolder(connect, t0,
+                                                           self.before + self.overlap,
+                                                           self.hold))
         self.holder.start()
         return self.holder
 
@@ -135,6 +142,42 @@ class ViewHolder(threading.Thread):
         return dict(view_before_s=self.before, view_hold_s=self.hold, view_opened_t=self.opened,
                     view_released_t=self.released,
                     history_at_release=self.history_at_release, view_error=self.error)
+
+
+class ViewPair:
+    """Two ViewHolders, the second opened while the first is held: purge
+    waits for the later release. Released and closed together; its result
+    is the first view's opening and the later release (with the history
+    then), plus the second view's own times."""
+
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def start(self):
+        self.first.start()
+        self.second.start()
+
+    def release(self):
+        self.first.release()
+        self.second.release()
+
+    def close(self):
+        self.first.close()
+        self.second.close()
+
+    @property
+    def error(self):
+        return self.first.error or self.second.error
+
+    def result(self):
+        a, b = self.first.result(), self.second.result()
+        last = b if (b["view_released_t"] or 0) >= (a["view_released_t"] or 0) else a
+        both = a["view_released_t"] is not None and b["view_released_t"] is not None
+        return dict(a, view_released_t=last["view_released_t"] if both else None,
+                    history_at_release=last["history_at_release"] if both else None,
+                    view2_opened_t=b["view_opened_t"], view2_released_t=b["view_released_t"],
+                    view_overlap_s=self.second.before - self.first.before,
+                    view_error=self.error)
 
 
 def view_span(runs):
@@ -359,4 +402,7 @@ def headline(runs):
                      "before")
         lines.append(f"{arm}: " + ", ".join(parts) + ".")
     lines += [line for line in (stop_sentence(arm, rs) for arm, rs in stop.items()) if line]
-    return [(f"{SCENARIO} (a read view held, then released)", lines)] if lines else []
+    overlap = next((r.get("view_overlap_s") for r in runs if r.get("view_overlap_s")), None)
+    what = (f"two read views, the second opened {overlap:g} s after the first, held, "
+            "then released" if overlap else "a read view held, then released")
+    return [(f"{SCENARIO} ({what})", lines)] if lines else []

@@ -89,6 +89,40 @@ class ViewHolderTest(unittest.TestCase):
         self.assertIsNotNone(h.released)
         self.assertEqual(1, [sql for _, sql in conn.sent].count("COMMIT"))
 
+    def test_a_second_view_overlaps_the_first_and_counts_from_the_later_release(self):
+        first, second = FakeConn(history=100), FakeConn(history=900)
+        conns = iter([first, second])
+        view = snapshot.View(0.1, 0.4, [10000], overlap=0.2)
+        srv = mock.Mock(socket="/nowhere")
+        with mock.patch.object(snapshot.sampler, "connect", lambda sock: next(conns)):
+            pair = view.start(srv, time.time())
+            self.assertIsInstance(pair, snapshot.ViewPair)
+            pair.first.join(timeout=5)
+            pair.second.join(timeout=5)
+            pair.close()
+        r = pair.result()
+        # the second opened while the first was held, and was released last
+        self.assertLess(r["view_opened_t"], r["view2_opened_t"])
+        self.assertLess(r["view2_opened_t"], pair.first.released)
+        self.assertEqual(r["view2_released_t"], r["view_released_t"])
+        self.assertGreater(r["view_released_t"], pair.first.released)
+        self.assertEqual(900, r["history_at_release"])      # at the later release
+        self.assertAlmostEqual(0.2, r["view_overlap_s"])
+        self.assertIsNone(r["view_error"])
+        self.assertTrue(first.closed and second.closed)
+
+    def test_the_stop_form_releases_both_views_with_the_load(self):
+        first, second = FakeConn(), FakeConn()
+        pair = snapshot.ViewPair(snapshot.ViewHolder(lambda: first, time.time(), 0.05),
+                                 snapshot.ViewHolder(lambda: second, time.time(), 0.1))
+        pair.start()
+        time.sleep(0.3)
+        pair.release()
+        pair.close()
+        for c in (first, second):
+            self.assertEqual(1, [sql for _, sql in c.sent].count("COMMIT"))
+        self.assertIsNotNone(pair.result()["view_released_t"])
+
     def test_a_load_shorter_than_before_opens_no_view(self):
         conn = FakeConn()
         h = snapshot.ViewHolder(lambda: conn, time.time(), 5, 1)
@@ -179,6 +213,16 @@ class PlanTest(unittest.TestCase):
                          "under the target 12 s after the release, tps during the view 0.70, "
                          "in the 30 s after the release 0.90 of before.", lines[0])
 
+    def test_a_second_view_lengthens_the_continue_form(self):
+        b = self.bench("snapshot-release", "--hold", "30", "--time", "20", "--lags", "10000",
+                       "--overlap", "10", "--arms", "adaptive", compare=False, cls=SnapBench)
+        got = [(r["arm"], r["release_form"], r["seconds"]) for r in b.runs]
+        # continue: the load goes on 30 s and --time s after the second release
+        self.assertEqual([("unthrottled", "continue", 20 + 30 + 10 + 30 + 20),
+                          ("unthrottled", "stop", 20 + 30),
+                          ("adaptive@10000", "continue", 110),
+                          ("adaptive@10000", "stop", 50)], got)
+
     def test_the_options(self):
         a = bench.parse_args(["snapshot-release", "--hold", "5", "--release-forms", "stop"])
         self.assertEqual((5, ["stop"]), (a.hold, a.release_forms))
@@ -188,6 +232,12 @@ class PlanTest(unittest.TestCase):
         self.assertIn("--hold is used only by snapshot-release",
                       parse_error(["backlog-vs-lag", "--hold", "5"]))
         self.assertIn("argument --hold: '0'", parse_error(["snapshot-release", "--hold", "0"]))
+        self.assertEqual(10, bench.parse_args(["snapshot-release", "--overlap", "10"]).overlap)
+        self.assertIn("--overlap is used only by snapshot-release",
+                      parse_error(["backlog-vs-lag", "--overlap", "5"]))
+        self.assertIn("--overlap 30 opens the second read view after the first is released "
+                      "(--hold 30); give less than 30",
+                      parse_error(["snapshot-release", "--overlap", "30"]))
 
 
 class MeasureTest(unittest.TestCase):

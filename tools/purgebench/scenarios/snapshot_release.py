@@ -30,23 +30,36 @@ class SnapshotRelease(Throttled, Sysbench):
                  threads=(256, 256), time=(20, 60), hold=(30, 300),
                  lags=((10000,), (10000,)))
     options = ("--threads", "--tables", "--rows", "--lags", "--arms", "--hold",
-               "--release-forms", "--workload")
+               "--overlap", "--release-forms", "--workload")
     headline_order = 4
 
+    def check_options(self, args):
+        """A second view that would not overlap the first."""
+        hold = args.hold or self.pick("hold", getattr(args, "full", False))
+        if args.overlap and args.overlap >= hold:
+            return (f"{self.name}: --overlap {args.overlap} opens the second read view "
+                    f"after the first is released (--hold {hold}); give less than {hold}")
+        return None
+
     def run(self, bench, job):
-        """The load goes on for AFTER_S + --time s more after the release
-        (continue) or stops at it (stop)."""
+        """The load goes on for AFTER_S + --time s more after the (last)
+        release (continue) or stops at it (stop)."""
         a, before = bench.args, job["seconds"]
         threads, lags = self.threads(bench), self.lags(bench)
         hold = a.hold or self.pick("hold", bench.full)
+        overlap = a.overlap or 0
         forms = a.release_forms or list(snapshot.FORMS)
-        bench.log(f"   view held {hold} s after {before} s of load; forms: {', '.join(forms)}")
+        second = (f"; a second view opened {overlap} s after the first, held as long"
+                  if overlap else "")
+        bench.log(f"   view held {hold} s after {before} s of load{second}; "
+                  f"forms: {', '.join(forms)}")
         for r in range(1, job["repeats"] + 1):
             for t, arm, st, extra in self.lag_runs(bench, lags, r, {"lag": lags[0]}, forms):
                 form = extra["release_form"]
-                seconds = before + hold + (snapshot.AFTER_S + before if form == "continue"
-                                           else 0)
-                view = snapshot.View(before, hold if form == "continue" else None, lags)
+                seconds = before + hold + (overlap + snapshot.AFTER_S + before
+                                           if form == "continue" else 0)
+                view = snapshot.View(before, hold if form == "continue" else None, lags,
+                                     overlap)
                 self.run_one(bench, job, t, arm, st, threads, r, seconds, extra=extra,
                              beside=view)
 
