@@ -78,7 +78,8 @@ def parse_args(argv, check_only=False):
                     help=f"any of {', '.join(SCENARIOS)}, or all "
                          f"(default: {' '.join(DEFAULT_SCENARIOS)})")
     ap.add_argument("--server", default=None, metavar="PATH",
-                    help="the mariadbd to benchmark, A (default: the fork's release build, "
+                    help="the mariadbd to benchmark, A, or a directory holding one as "
+                         "--server-list takes (default: the fork's release build, "
                          "build/release/sql/mariadbd; Debian's: see --compare-server)")
     ap.add_argument("--basedir", default=None, metavar="DIR",
                     help="its basedir, if not the parent of its bin/ or sbin/")
@@ -341,6 +342,14 @@ def parse_args(argv, check_only=False):
                  "different names")
     # before set-up (--check-args) and a dry run; a run reports it as it
     # starts (not one that BUILD/run's build of the release flavour makes)
+    # a directory: the mariadbd under it, as --server-list finds it
+    for opt in ("--server", "--compare-server"):
+        path = getattr(a, dest(opt))
+        if path is not None and os.path.isdir(os.path.expanduser(path)):
+            try:
+                setattr(a, dest(opt), find_server(path))
+            except argparse.ArgumentTypeError as e:
+                ap.error(f"{opt}: {e}")
     for opt, path in (("--server", a.server), ("--compare-server", a.compare_server)):
         if path is None or built_by_run(os.path.expanduser(path)) or not (
                 check_only or a.dry_run):

@@ -627,6 +627,17 @@ class ServerListTest(unittest.TestCase):
         self.assertEqual(os.path.join(tree, "mariadbd"),
                          options.server_list(f"a={self.fork},b={sb}")[1][1])
 
+    def test_server_takes_a_directory_as_the_list_does(self):
+        sb = os.path.join(self.tmp, "build-x")
+        tree = os.path.join(sb, "release", "sql")
+        os.makedirs(tree)
+        shutil.copy(self.fork, tree)
+        a = bench.parse_args(["history-growth", "--server", sb, "--compare-server", sb])
+        self.assertEqual((os.path.join(tree, "mariadbd"),) * 2, (a.server, a.compare_server))
+        from test_fail_early import parse_error
+        self.assertIn(f"--server: no mariadbd under {self.tmp}",
+                      parse_error(["history-growth", "--server", self.tmp]))
+
     def test_bad_lists_are_clear_errors(self):
         for text, msg in ((f"fork={self.fork}", "two or more servers"),
                           (f"fork={self.fork},fork={self.stock}", "given twice"),
