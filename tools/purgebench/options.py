@@ -77,7 +77,7 @@ def parse_args(argv, check_only=False):
     ap.add_argument("scenarios", nargs="*", metavar="SCENARIO",
                     help=f"any of {', '.join(SCENARIOS)}, or all "
                          f"(default: {' '.join(DEFAULT_SCENARIOS)})")
-    ap.add_argument("--server", default=None, metavar="PATH",
+    ap.add_argument("--server", default=None, metavar="PATH", type=server_path,
                     help="the mariadbd to benchmark, A, or a directory holding one as "
                          "--server-list takes (default: the fork's release build, "
                          "build/release/sql/mariadbd; Debian's: see --compare-server)")
@@ -232,7 +232,7 @@ def parse_args(argv, check_only=False):
         "my.cnf settings a server does not know are left out of its my.cnf and\n"
         "listed; each table gets a column of each server's median over the first\n"
         "server's for the same arm, paired by repeat, measured in the same run.")
-    cmp.add_argument("--compare-server", default=None, metavar="PATH",
+    cmp.add_argument("--compare-server", default=None, metavar="PATH", type=server_path,
                      help="a second mariadbd, B: each arm of each scenario runs on A, then on "
                           "B (A, B, A, B, ...), each on its own data directory under --out. "
                           "Debian's stock 10.11.18: tools/install-stock-server prints its path")
@@ -342,14 +342,6 @@ def parse_args(argv, check_only=False):
                  "different names")
     # before set-up (--check-args) and a dry run; a run reports it as it
     # starts (not one that BUILD/run's build of the release flavour makes)
-    # a directory: the mariadbd under it, as --server-list finds it
-    for opt in ("--server", "--compare-server"):
-        path = getattr(a, dest(opt))
-        if path is not None and os.path.isdir(os.path.expanduser(path)):
-            try:
-                setattr(a, dest(opt), find_server(path))
-            except argparse.ArgumentTypeError as e:
-                ap.error(f"{opt}: {e}")
     for opt, path in (("--server", a.server), ("--compare-server", a.compare_server)):
         if path is None or built_by_run(os.path.expanduser(path)) or not (
                 check_only or a.dry_run):
@@ -479,6 +471,13 @@ def find_server(path):
     raise argparse.ArgumentTypeError(
         f"no mariadbd under {path} (looked for {', '.join(SERVER_IN_DIR)}); "
         "build it (BUILD/build, BUILD/build stock-10.5) or give the binary's path")
+
+
+def server_path(path):
+    """--server's and --compare-server's PATH: a directory is taken as
+    --server-list takes it (find_server()); anything else as given, checked
+    before a dry run and as a run starts."""
+    return find_server(path) if os.path.isdir(os.path.expanduser(path)) else path
 
 
 def server_list(text):
@@ -738,8 +737,8 @@ def cnf_option(text):
 
 
 # the upper bounds of the numeric options: beyond them a run is a typo
-MAX = {"--time": 86400, "--hold": 86400, "--overlap": 86400, "--check-time": 86400, "--drain-timeout": 86400,
-       "--threads": 65536, "--ac-threads": 1024, "--warehouses": 1000, "--tables": 1024,
+MAX = {"--time": 86400, "--hold": 86400, "--overlap": 86400, "--check-time": 86400,
+       "--drain-timeout": 86400, "--threads": 65536, "--ac-threads": 1024, "--warehouses": 1000, "--tables": 1024,
        "--rows": 1000000000, "--repeats": 100}
 MAX_LAG = 4294967295        # innodb_max_purge_lag's own maximum
 MAX_RATE = 10000000

@@ -171,10 +171,12 @@ class ViewPair:
 
     def result(self):
         a, b = self.first.result(), self.second.result()
-        last = b if (b["view_released_t"] or 0) >= (a["view_released_t"] or 0) else a
-        both = a["view_released_t"] is not None and b["view_released_t"] is not None
-        return dict(a, view_released_t=last["view_released_t"] if both else None,
-                    history_at_release=last["history_at_release"] if both else None,
+        # purge was held until the later release; none if either view never ended
+        last = (max(b, a, key=lambda r: r["view_released_t"])
+                if a["view_released_t"] is not None and b["view_released_t"] is not None
+                else dict(view_released_t=None, history_at_release=None))
+        return dict(a, view_released_t=last["view_released_t"],
+                    history_at_release=last["history_at_release"],
                     view2_opened_t=b["view_opened_t"], view2_released_t=b["view_released_t"],
                     view_overlap_s=self.second.before - self.first.before,
                     view_error=self.error)

@@ -33,9 +33,13 @@ class SnapshotRelease(Throttled, Sysbench):
                "--overlap", "--release-forms", "--workload")
     headline_order = 4
 
+    def hold(self, args):
+        """Seconds a read view is held: --hold, else the scale's."""
+        return args.hold or self.pick("hold", args.full)
+
     def check_options(self, args):
         """A second view that would not overlap the first."""
-        hold = args.hold or self.pick("hold", getattr(args, "full", False))
+        hold = self.hold(args)
         if args.overlap and args.overlap >= hold:
             return (f"{self.name}: --overlap {args.overlap} opens the second read view "
                     f"after the first is released (--hold {hold}); give less than {hold}")
@@ -46,7 +50,7 @@ class SnapshotRelease(Throttled, Sysbench):
         release (continue) or stops at it (stop)."""
         a, before = bench.args, job["seconds"]
         threads, lags = self.threads(bench), self.lags(bench)
-        hold = a.hold or self.pick("hold", bench.full)
+        hold = self.hold(a)
         overlap = a.overlap or 0
         forms = a.release_forms or list(snapshot.FORMS)
         second = (f"; a second view opened {overlap} s after the first, held as long"
