@@ -237,9 +237,11 @@ then it drops at once to the transactions open that would commit at C,
 shrinks at its fastest while that lasts, and after grows back only while
 C is out of force and u, at its trend, would not reach T within TAU, no
 faster than x leaves room.  It bounds every read-write transaction
-open, with a ticket or without (ticket_bound()).  What the oldest read
-view keeps purge from parsing is in neither part: no throttle removes
-it (MDEV-29401).
+open, with a ticket or without (ticket_bound()).  What only the end of
+the oldest read view frees is in neither part: what it keeps purge from
+parsing, and the history of the rollback segments written since it was
+opened, which truncation may not free while it holds.  No throttle
+removes that (MDEV-29401).
 Rationale and measurements: docs/adaptive-throttle.md. */
 class adaptive_controller
 {
@@ -310,8 +312,8 @@ public:
 
   /** The measured output: what update() acts on.
   @param history  history length
-  @param blocked  of it, what the oldest read view keeps purge from
-                  parsing (no throttle removes it)
+  @param blocked  of it, what only the end of the oldest read view frees
+                  (no throttle removes it)
   @return history - blocked, at least 0 */
   static constexpr uint64_t output(uint64_t history, uint64_t blocked)
     noexcept

@@ -250,6 +250,29 @@ ulonglong purge_view_blocked_trx() noexcept
                              ? trx_in_ids(max_id - limit + 1) : 0);
 }
 
+/** @return the history that only the end of the oldest read view frees:
+what it keeps purge from parsing (purge_view_blocked_trx()), and the
+history of every rollback segment that a transaction wrote after it, which
+undo log truncation may not free while the view sees that transaction
+(!purge_sys.sees(rseg.needs_purge) in free_history_rseg()).  What the view
+keeps purge from parsing lies in such segments as well.  0 unless the view
+holds (adaptive_controller::view_holds()). */
+static TPOOL_SUPPRESS_TSAN ulonglong purge_view_held_trx() noexcept
+{
+  const ulonglong unparsed= purge_view_blocked_trx();
+  if (purge_throttle_sys.view_moved)
+    return 0;
+  const trx_id_t limit= purge_throttle_sys.view_limit_no;
+  ulonglong held= 0;
+  /* like trx_sys_t::history_size_approx(): no rseg.latch; both fields may
+  be stale by a transaction or two */
+  for (const trx_rseg_t &rseg : trx_sys.rseg_array)
+    if (rseg.space && limit && rseg.needs_purge >= limit)
+      held+= rseg.history_size;
+  return std::min<ulonglong>(trx_sys.history_size_approx(),
+                             std::max(unparsed, held));
+}
+
 ulonglong purge_unparsed_trx() noexcept
 {
   const trx_id_t parsed= purge_throttle_sys.parsed_trx_no;
@@ -330,13 +353,13 @@ ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
   /* purge parses committed transactions in the order of their trx_no */
   const uint64_t purged= trx_in_ids(tail);
   /* The law acts on the history without what no throttle removes: what
-  the oldest read view keeps purge from parsing.  Of the rest, the rate
+  only the end of the oldest read view frees.  Of the rest, the rate
   answers to the whole and the bound on open transactions to what waits
   for undo log truncation.  Uncoupled (pre-MDEV-29401), it acts on the
   whole history. */
   const uint64_t x= !innodb_purge_coupled_throttle ? history
     : purge_throttle::adaptive_controller::output(history,
-                                                  purge_view_blocked_trx());
+                                                  purge_view_held_trx());
   purge_throttle_evaluate(now, x, purge_truncation_pending_trx(), purged,
                           x != 0);
   /* the batch runs now; purge_throttle_coordinator_continues() ends it */
