@@ -22,7 +22,7 @@
    as the purge coordinator's batches do;
  - a saturated server, thread by thread (SaturatedServer below). */
 
-#include "trx0throttle.h"
+#include "trx0adaptive.h"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -349,7 +349,7 @@ in force from p + open > S, and while the bound is; the bound from p
 lapses once p is under ENGAGE S. */
 TEST(AdaptiveThrottle, DrainsWithTheBound)
 {
-  const unsigned wide= purge_throttle::rseg_drain::ADAPTIVE_WIDTH;
+  const unsigned wide= purge_throttle::adaptive_controller::DRAIN_WIDTH;
   const uint64_t T= 10000;
   driver d;
   d.step(5000, T);

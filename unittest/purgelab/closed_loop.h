@@ -52,7 +52,7 @@ at all), with an injected clock (closed_loop-t.cc):
 #ifndef purgelab_closed_loop_h
 #define purgelab_closed_loop_h
 
-#include "trx0throttle.h"
+#include "trx0adaptive.h"
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
@@ -283,7 +283,7 @@ inline double best_rate(const plant_params &p)
     if (p.truncation_pass > 0)
       /* parsed history waiting for truncation: at most the target */
       r= std::min(r, std::max(0.0, p.target - n) * p.truncation_share
-                  (n, purge_throttle::rseg_drain::ADAPTIVE_WIDTH) /
+                  (n, purge_throttle::adaptive_controller::DRAIN_WIDTH) /
                   p.truncation_pass);
     best= std::max(best, r);
   }

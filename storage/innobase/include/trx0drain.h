@@ -38,9 +38,9 @@ once, taken in turn by a cursor, and gives each back as soon as a pass
 found it drained (nothing left that purge has processed) and unreferenced.
 
 Nothing here depends on InnoDB's state, so that it can be unit tested;
-srv0purgelab.cc applies it to the rollback segments.  Only the thread that
-runs undo log truncation calls it (one at a time: the coordinator waits for
-purge_truncation_task before it truncates itself).
+srv0purgelab_drain.cc applies it to the rollback segments.  Only the thread
+that runs undo log truncation calls it (one at a time: the coordinator waits
+for purge_truncation_task before it truncates itself).
 *******************************************************/
 
 #ifndef trx0drain_h
@@ -62,8 +62,6 @@ public:
   least a quarter of the rollback segments, whose undo log slots
   (TRX_RSEG_N_SLOTS each, 256 at 4 KiB pages) serve 4096 connections */
   static constexpr unsigned MAX_WIDTH= N_RSEGS / 4 * 3;
-  /** The width of the adaptive throttle's drain: half of the segments */
-  static constexpr unsigned ADAPTIVE_WIDTH= N_RSEGS / 2;
 
   /** What one truncation pass found in a rollback segment */
   struct visit

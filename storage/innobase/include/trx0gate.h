@@ -30,7 +30,7 @@ with the server's latch, each thread's own condition and clock.
 #ifndef trx0gate_h
 #define trx0gate_h
 
-#include "trx0throttle.h"
+#include "trx0adaptive.h"
 
 namespace purge_throttle
 {
