@@ -36,7 +36,8 @@ METRICS_PREFIX = "mysql_info_schema_innodb_metrics_"
 FILE = "samples-prometheus.txt"
 
 # a sample's key -> (SUBSYSTEM, NAME, TYPE) of the INNODB_METRICS counter it
-# holds (storage/innobase/include/srv0purgelab_mon.h, the module
+# holds (storage/innobase/include/srv0purgelab_mon.h and the adaptive
+# throttle's and the drain's _mon.h beside it, the module
 # purge_throttle: a value now is TYPE 'value', a counter that only grows
 # 'status_counter'; purge_dml_delay_usec is the purge module's)
 _COUNTS = ("purge_dml_delayed_rows", "purge_dml_delayed_trx", "purge_dml_delay_total_usec",

@@ -115,14 +115,18 @@ class ExporterNames(Workdir):
 
     def test_the_metrics_table_is_the_servers(self):
         """INNODB_METRICS names every counter of the fork's purge_throttle
-        module with its type, as the server's header declares them."""
-        header = os.path.join(os.path.dirname(TOOLS), "storage", "innobase", "include",
-                              "srv0purgelab_mon.h")
-        if not os.path.exists(header):
+        module with its type, as the server's headers declare them (each
+        feature's counters in its own)."""
+        include = os.path.join(os.path.dirname(TOOLS), "storage", "innobase", "include")
+        headers = [os.path.join(include, h) for h in (
+            "srv0purgelab_mon.h", "srv0purgelab_adaptive_mon.h", "srv0purgelab_drain_mon.h")]
+        if not os.path.exists(headers[0]):
             self.skipTest("no server source beside the harness")
         import re
-        with open(header) as f:
-            text = f.read().replace("\\\n", " ")
+        text = ""
+        for header in headers:
+            with open(header) as f:
+                text += f.read().replace("\\\n", " ")
         declared = {name: "status_counter" if kind == "COUNT" else "value"
                     for name, kind in re.findall(
                         r'X\(MONITOR_\w+,\s*"(\w+)",\s*PURGE_THROTTLE_MON_(COUNT|NOW)', text)}

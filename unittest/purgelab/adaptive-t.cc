@@ -914,7 +914,7 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
   double batch= 0, batch_left= 0, tps= max_tps, counted= 0;
   int running= threads;
   auto ns= [](double t) { return uint64_t(t * 1e9) + 1; };
-  /* first come first served, as srv0purgelab.cc lets them in */
+  /* first come first served, as srv0purgelab_adaptive.cc lets them in */
   double admitted_at= 0;
   auto admit_waiters= [&](double t)
   {

@@ -41,8 +41,8 @@ at all), with an injected clock (closed_loop-t.cc):
    running transactions took them (exp(-n / segments));
  - the coordinator evaluates the law after each batch: every
    batch / purge seconds, within [1 ms, POLL_MAX], and with an empty
-   history publishes no limit, as srv0purgelab.cc does; it tells the law
-   the history parsed and not truncated (pending), those that want in
+   history publishes no limit, as srv0purgelab_adaptive.cc does; it tells
+   the law the history parsed and not truncated (pending), those that want in
    (gate::want(): inside, or let in and waiting), and whether the rate
    limit, not only the bound, held connections back;
  - noise: optionally, the commit rate times a random factor, uniform, of

@@ -795,8 +795,8 @@ uint64_t clock_ns()
                   .count()) + 1;
 }
 
-/** A thread's waiter, as srv0purgelab.cc keeps one: constructed once per
-thread, with its own condition, waited for with the gate's latch */
+/** A thread's waiter, as srv0purgelab_adaptive.cc keeps one: constructed
+once per thread, with its own condition, waited for with the gate's latch */
 struct thread_waiter : gate_waiter
 {
   std::condition_variable cond;

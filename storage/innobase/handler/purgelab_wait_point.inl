@@ -20,7 +20,7 @@ this program; if not, write to the Free Software Foundation, Inc.,
 @file handler/purgelab_wait_point.inl
 InnoDB's handlerton::wait_point, at which the adaptive purge throttle makes
 a connection wait, and the start and stop of the throttle; included by
-ha_innodb.cc after handler/purgelab_vars.inl.
+ha_innodb.cc after handler/purgelab_adaptive_vars.inl.
 *******************************************************/
 
 extern "C" bool thd_is_slave(const MYSQL_THD thd);
@@ -41,7 +41,7 @@ not arm it for them.
                   that may start a read-write transaction */
 static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
 {
-  purge_throttle_stats.wait_points.inc();
+  purge_throttle_adaptive_stats.wait_points.inc();
   /* a call that raced with disarming */
   if (innodb_purge_throttle != PURGE_THROTTLE_ADAPTIVE || !srv_max_purge_lag)
     return;

@@ -19,8 +19,9 @@ this program; if not, write to the Free Software Foundation, Inc.,
 
 /**************************************************//**
 @file include/srv0purgelab.h
-The fork's run-time switches and counters, and the functions that the
-hooks in upstream InnoDB code call.
+The MDEV-29401 coupling of the purge lag throttle to purge
+(innodb_purge_coupled_throttle): its switch, its counters, and the
+functions that its hooks in upstream InnoDB code call.
 *******************************************************/
 
 #ifndef srv0purgelab_h
@@ -28,133 +29,59 @@ hooks in upstream InnoDB code call.
 
 #include "univ.i"
 #include "my_counter.h"
-#include "my_atomic_wrapper.h"
-/* ib_counter_t: ut0counter.h needs what srv0srv.h includes before it */
-#include "srv0srv.h"
-#include "trx0arm.h"
-
-struct trx_rseg_t;
-struct trx_t;
-class THD;
 
 /** innodb_purge_coupled_throttle: MDEV-29401 coupling of the DML delay to
 purge (default ON); OFF restores the uncoupled semantics */
 extern my_bool innodb_purge_coupled_throttle;
 
-/** innodb_purge_throttle: how the DML delay is chosen */
-enum purge_throttle_mode { PURGE_THROTTLE_FORMULA= 0, PURGE_THROTTLE_ADAPTIVE };
-extern ulong innodb_purge_throttle;
-
-/** innodb_purge_throttle_replica: the adaptive throttle holds replica
-appliers too (the SQL thread and the parallel workers) */
-extern my_bool innodb_purge_throttle_replica;
-
-/** innodb_purge_drain_rsegs: how many rollback segments undo log truncation
-may withhold from new transactions at once, so as to free their history
-(0: upstream's rotation of one at a time) */
-extern uint innodb_purge_drain_rsegs;
-
-/** Counters of the purge lag throttle (SHOW GLOBAL STATUS), written only
-by DML threads that are being delayed */
+/** Counters of the purge lag throttle (INNODB_METRICS module
+purge_throttle), written only by DML threads that are being delayed and by
+the purge coordinator */
 struct purge_throttle_stats_t
 {
   /** rows whose DML was delayed (innodb_purge_throttle=formula) */
   Atomic_counter<ulonglong> delayed_rows;
-  /** transactions delayed after their commit (adaptive) */
-  Atomic_counter<ulonglong> delayed_trx;
   /** microseconds slept by delayed DML */
   Atomic_counter<ulonglong> delayed_usec;
   /** times a delayed DML thread found the purge coordinator idle, woke it */
   Atomic_counter<ulonglong> dml_wakeups;
-  /** adaptive mode: times a commit found the purge coordinator idle while
-  its rollback segment's history suggested a history over
-  adaptive_controller::wake_level(), and woke it */
-  Atomic_counter<ulonglong> commit_wakeups;
   /** times the purge coordinator, after a batch that found nothing to
   purge, polled again rather than go idle because DML is throttled */
   Atomic_counter<ulonglong> coordinator_polls;
-  /** adaptive mode: history length minus target at the last update */
-  Atomic_relaxed<longlong> error;
-  /** adaptive mode: estimated purge rate, transactions per second */
-  Atomic_relaxed<ulonglong> purge_rate;
-  /** undo log truncation (purge_throttle::truncation_tally): completed
-  passes over the rollback segments, and the microseconds they took */
-  Atomic_relaxed<ulonglong> truncation_passes;
-  Atomic_relaxed<ulonglong> truncation_usec;
-  /** segments that the last pass found holding processed history that it
-  could not free, and segments that transactions referenced then */
-  Atomic_relaxed<uint> truncation_busy_rsegs;
-  Atomic_relaxed<uint> truncation_referenced_rsegs;
-  /** rollback segments that the drain withholds now */
-  Atomic_relaxed<uint> rsegs_withheld;
-  /** segments that the drain gave back after they drained, and the
-  microseconds that they were withheld */
-  Atomic_relaxed<ulonglong> drain_released;
-  Atomic_relaxed<ulonglong> drain_withheld_usec;
-  /** calls of InnoDB's wait_point, which the server makes only while
-  InnoDB wants them (purge_throttle_armed); spread over cache lines, since every
-  statement and command of every connection adds to it */
-  ib_counter_t<ulint> wait_points;
 };
 
 extern purge_throttle_stats_t purge_throttle_stats;
 
-
-/** @return the transactions in the history that purge has not parsed yet:
-the history length without the undo logs that purge has processed but that
-undo log truncation has not removed from the history yet (SHOW STATUS
-Innodb_purge_unparsed_trx) */
-ulonglong purge_unparsed_trx() noexcept;
-
-/** @return the transactions in the history that purge has processed and
-that undo log truncation has not removed yet: the history length minus
-purge_unparsed_trx() (SHOW STATUS Innodb_purge_truncation_pending_trx) */
-ulonglong purge_truncation_pending_trx() noexcept;
-
-/** @return the part of purge_unparsed_trx() that purge may not parse yet
-because the oldest read view of its last batch still sees it: transactions
-that committed at or after that view's low limit, 0 if the view had moved
-within adaptive_controller::TAU_RATE then (adaptive_controller::view_holds(),
-SHOW STATUS Innodb_purge_view_blocked_trx); the rest is work that purge is
-behind on */
-ulonglong purge_view_blocked_trx() noexcept;
-
-/** After undo log truncation visited a rollback segment
-(purge_sys_t::iterator::free_history_rseg(), rseg.latch held exclusively):
-withhold it from new transactions, or give it back, as
-innodb_purge_drain_rsegs says (include/trx0drain.h).
-@param rseg  rollback segment
-@param busy  the visit stopped at history that purge has processed but
-             that it could not free
-@return whether the fork's drain withholds or withheld the segment; if
-not, upstream's purge_sys.skipped_rseg rotation applies to it */
-bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept;
-
-/** @return how many rollback segments the drain withholds now */
-uint purge_rsegs_withheld() noexcept;
-
-/** @return how many rollback segments the drain may withhold at once:
-innodb_purge_drain_rsegs, or more while the adaptive throttle drains */
-uint purge_drain_width() noexcept;
-
-/** Compute the per-row DML delay after a purge batch (trx_purge()).
+/** After a purge batch (trx_purge()): note whether it found anything to
+purge, for the poll interval, and compute the formula's per-row DML delay.
 @param n_pages  undo log pages that the batch handled
 @param history  history length before the batch
 @return delay in microseconds, to be published in srv_dml_needed_delay */
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept;
 
+/** The purge coordinator found the history empty: no per-row delay
+(srv_dml_needed_delay= 0), and the poll interval starts over. */
+void purge_throttle_no_history() noexcept;
+
 /** @return whether the purge coordinator should run another batch after
 one that handled n_pages (rather than go idle).  If it found nothing to
 purge while DML is throttled, it goes idle and is to look again after a
 poll interval (purge_throttle_coordinator_idle()).
+@param n_pages     undo log pages that the batch handled
+@param throttling  DML is being throttled now: the history exceeds the
+                   point from which the selected throttle acts */
+bool purge_throttle_continues(size_t n_pages, bool throttling) noexcept;
+
+/** purge_throttle_continues() with the formula's throttling: its delay
+for the history is not 0.
 @param n_pages  undo log pages that the batch handled
 @param history  history length before the batch */
 bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   noexcept;
 
 /** The purge coordinator went idle (purge_coordinator_state::do_purge()):
-if purge_throttle_coordinator_continues() asked for a poll, arm a timer
-that wakes it after the poll interval.  No task of the pool sleeps. */
+if purge_throttle_continues() asked for a poll, arm a timer that wakes it
+after the poll interval.  No task of the pool sleeps. */
 void purge_throttle_coordinator_idle() noexcept;
 
 /** The purge coordinator task was disabled for good
@@ -165,136 +92,8 @@ void purge_throttle_coordinator_shutdown() noexcept;
 @param delay  microseconds */
 void purge_throttle_dml_sleep(ulint delay) noexcept;
 
-/** Adaptive mode, at the commit of a read-write transaction: wake the purge
-coordinator if it is idle and the history, estimated from one rollback
-segment's, exceeds adaptive_controller::wake_level().
-@param rseg_history  history length of the committing transaction's
-                     rollback segment */
-void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
-
-/** Whether the adaptive throttle has a target (purge_throttle::has_target()),
-so that InnoDB wants its wait_point called (innobase_wait_point_want()).
-Changed only with purge_throttle_sys's latch held, at startup, a change of
-a setting and shutdown; read relaxed. */
-extern purge_throttle::arming purge_throttle_armed;
-
-/** Tell the server whether InnoDB wants its handlerton::wait_point called
-(ha_wait_point_want()); defined in handler/purgelab_vars.inl.  Called at
-each change of purge_throttle_armed, with purge_throttle_sys's latch held.
-@param want  the adaptive throttle has a target */
-void innobase_wait_point_want(bool want) noexcept;
-
-/** After a read-write transaction committed its undo log to the history:
-while the adaptive throttle has a target, make sure that purge runs once the history nears the
-target, rather than sleep up to a second while DML piles it up.
-Called before the transaction releases its locks: must not sleep.
-@param rseg_history  history length of its rollback segment */
-inline void purge_throttle_after_commit(size_t rseg_history) noexcept
-{
-  /* armed iff adaptive with a target: without a lag, one branch */
-  if (UNIV_UNLIKELY(purge_throttle_armed.armed()))
-    purge_throttle_adaptive_commit(rseg_history);
-}
-
-/** @return the adaptive commit rate limit in force, transactions per
-second (0: none): the published one unless purge is disabled or paused or
-the coordinator stopped updating it */
-ulonglong purge_throttle_commit_limit_in_force() noexcept;
-
-/** @return how many threads the adaptive throttle lets run read-write
-transactions at once (0: no limit in force) */
-uint purge_throttle_concurrency_in_force() noexcept;
-
-/** @return threads waiting for the adaptive throttle to let them in */
-uint purge_throttle_gate_waiting() noexcept;
-
-/** @return the admission tickets out: read-write transactions that the
-adaptive throttle let in under its bound and that have not ended (exact;
-nothing expires) */
-uint purge_throttle_tickets() noexcept;
-
-
-/** purge_throttle_trx_end() where purge_throttle::trx_end_acts() */
-void purge_throttle_trx_ended(purge_throttle::connection &c, bool wrote_commit)
-  noexcept;
-
-/** A connection's transaction ended (innobase_commit(), innobase_rollback()
-of the whole transaction): give its admission ticket back at once.  After a
-read-write commit in the adaptive mode with a target, of a transaction that
-the gate had not let in under a limit, note that the connection owes a
-wait, which it takes at the next point where it holds nothing
-(purge_throttle_wait_point()).  Without a ticket, an admission or a target
-this is one branch (purge_throttle::trx_end_acts()).
-@param c             the connection's place (trx_t::throttle)
-@param wrote_commit  the transaction wrote a commit record (trx_t::commit_lsn
-                     was set, also when the leader of a binlog group commit
-                     committed it in InnoDB) */
-inline void purge_throttle_trx_end(purge_throttle::connection &c,
-                                   bool wrote_commit) noexcept
-{
-  if (UNIV_UNLIKELY(purge_throttle::trx_end_acts
-                    (c, purge_throttle_armed.armed())))
-    purge_throttle_trx_ended(c, wrote_commit);
-}
-
-/** A connection ends (innobase_close_connection()): give its ticket back;
-it owes no wait any more.
-@param c  the connection's place (trx_t::throttle) */
-void purge_throttle_connection_end(purge_throttle::connection &c) noexcept;
-
-/** Whether a connection must go through the gate at a point where it holds
-nothing (cheap; without a latch): it owes a wait, it holds a ticket that no
-transaction took up, or it may start a read-write transaction while a limit
-is in force and was not let in yet.
-@param c          its place (nullptr: it has no InnoDB transaction object)
-@param may_write  it is about to run a statement, or apply an event group,
-                  that may start a read-write transaction */
-bool purge_throttle_point_waits(const purge_throttle::connection *c,
-                                bool may_write) noexcept;
-
-/** handlerton::wait_point of InnoDB, once purge_throttle_point_waits():
-the connection holds no transaction that has a read view or locks, no table
-locks and no metadata locks.  It gives back a ticket that no transaction
-took up, pays a wait that it owes, or is let in before a transaction that
-may write (purge_throttle::at_point()).  If the gate has no room or token,
-or others wait, it waits, first come first served, until the gate lets it
-in; that lasts as long as the queue ahead of it takes at the commit rate
-limit, without a fixed bound, and ends at once on KILL
-(purge_throttle_kill()), on a mode change, at shutdown, and when the gate
-has let nobody in for admission_gate::MAX_WAIT.  The processlist shows
-"Waiting for purge to catch up".
-@param thd        the connection
-@param c          its place (trx_t::throttle)
-@param may_write  as for purge_throttle_point_waits()
-@param stopping   nullptr, or whether the thread was asked to stop without
-                  a KILL (a replica applier: STOP SLAVE, shutdown), polled
-                  while it waits */
-void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
-                               bool may_write, bool (*stopping)(const THD*))
-  noexcept;
-
-/** KILL of a connection (innobase_kill_query(), after the kill level was
-set): wake it if it waits at the gate.
-@param c  its place (trx_t::throttle) */
-void purge_throttle_kill(purge_throttle::connection &c) noexcept;
-
-/** innodb_purge_throttle, innodb_max_purge_lag or
-innodb_purge_throttle_replica changed: open the gate,
-letting every waiting connection in at once, and arm or disarm InnoDB's
-wait_point (purge_throttle_armed); the next purge batch publishes a limit
-for the new setting. */
-void purge_throttle_mode_changed() noexcept;
-
-/** The purge coordinator found the history empty: no per-row delay, no
-commit rate limit (srv_dml_needed_delay= 0). */
-void purge_throttle_no_history() noexcept;
-
-/** Create the throttle's latch and arm InnoDB's wait_point if the
-settings from startup give a target (InnoDB startup, before any
-connection). */
-void purge_throttle_init() noexcept;
-/** Open the gate for good, disarm the wait_point and free the latch
-(InnoDB shutdown, after the connections ended, or a failed startup). */
-void purge_throttle_deinit() noexcept;
+/** Wake the purge coordinator, counting the times it was idle.
+@param wakeups  the counter of the times it was idle */
+void purge_throttle_wake(Atomic_counter<ulonglong> &wakeups) noexcept;
 
 #endif

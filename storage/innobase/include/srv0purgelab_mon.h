@@ -20,7 +20,9 @@ this program; if not, write to the Free Software Foundation, Inc.,
 @file include/srv0purgelab_mon.h
 The purge_throttle module of INNODB_METRICS: the purge throttle's internal
 counters, which an operator rarely reads (SHOW STATUS keeps what one does).
-Only macros, so that srv0mon.h can include it before monitor_id_t.
+Only macros, so that srv0mon.h can include it before monitor_id_t.  The
+adaptive throttle and the rollback segment drain list their counters of
+the module likewise (srv0purgelab_adaptive_mon.h, srv0purgelab_drain_mon.h).
 
 PURGE_THROTTLE_MONITORS(X) calls X(id, name, type, description) once per
 counter: srv0mon.h lists the ids in monitor_id_t after
@@ -44,61 +46,16 @@ counters, on from startup.
   X(MONITOR_PURGE_DML_DELAYED_ROWS, "purge_dml_delayed_rows",		\
     PURGE_THROTTLE_MON_COUNT,						\
     "Rows whose DML the formula throttle delayed")			\
-  X(MONITOR_PURGE_DML_DELAYED_TRX, "purge_dml_delayed_trx",		\
-    PURGE_THROTTLE_MON_COUNT,						\
-    "Connections that the adaptive throttle held at its gate")		\
   X(MONITOR_PURGE_DML_DELAY_TOTAL_USEC, "purge_dml_delay_total_usec",	\
     PURGE_THROTTLE_MON_COUNT,						\
     "Microseconds that either throttle delayed DML, in total")		\
   X(MONITOR_PURGE_DML_WAKEUPS, "purge_dml_wakeups",			\
     PURGE_THROTTLE_MON_COUNT,						\
     "Times a delayed connection woke the idle purge coordinator")	\
-  X(MONITOR_PURGE_COMMIT_WAKEUPS, "purge_commit_wakeups",		\
-    PURGE_THROTTLE_MON_COUNT,						\
-    "Times a commit woke the idle purge coordinator near the target")	\
   X(MONITOR_PURGE_COORDINATOR_POLLS, "purge_coordinator_polls",		\
     PURGE_THROTTLE_MON_COUNT,						\
     "Times the purge coordinator looked again after a batch that found"	\
-    " nothing, because DML is throttled")				\
-  X(MONITOR_PURGE_THROTTLE_TICKETS, "purge_throttle_tickets",		\
-    PURGE_THROTTLE_MON_NOW,						\
-    "Connections let in by the adaptive throttle whose transaction has"	\
-    " not ended")							\
-  X(MONITOR_PURGE_THROTTLE_ERROR, "purge_throttle_error",		\
-    PURGE_THROTTLE_MON_NOW,						\
-    "The adaptive throttle's history minus its target, at its last"	\
-    " update")								\
-  X(MONITOR_PURGE_THROTTLE_WAIT_POINTS, "purge_throttle_wait_points",	\
-    PURGE_THROTTLE_MON_COUNT,						\
-    "Times connections reached InnoDB's wait point, which the server"	\
-    " calls only while the adaptive throttle has a target")		\
-  X(MONITOR_PURGE_TRUNCATION_PASSES, "purge_truncation_passes",		\
-    PURGE_THROTTLE_MON_COUNT,						\
-    "Passes of undo log truncation over the rollback segments")	\
-  X(MONITOR_PURGE_TRUNCATION_USEC, "purge_truncation_usec",		\
-    PURGE_THROTTLE_MON_COUNT,						\
-    "Microseconds that the passes of undo log truncation took, in total") \
-  X(MONITOR_PURGE_TRUNCATION_BUSY_RSEGS, "purge_truncation_busy_rsegs",	\
-    PURGE_THROTTLE_MON_NOW,						\
-    "Rollback segments whose purged history the last truncation pass"	\
-    " could not free")							\
-  X(MONITOR_PURGE_TRUNCATION_REFERENCED_RSEGS,				\
-    "purge_truncation_referenced_rsegs", PURGE_THROTTLE_MON_NOW,	\
-    "Rollback segments that transactions referenced during the last"	\
-    " truncation pass")							\
-  X(MONITOR_PURGE_RSEGS_WITHHELD, "purge_rsegs_withheld",		\
-    PURGE_THROTTLE_MON_NOW,						\
-    "Rollback segments withheld from new transactions for truncation")	\
-  X(MONITOR_PURGE_DRAIN_WIDTH, "purge_drain_width",			\
-    PURGE_THROTTLE_MON_NOW,						\
-    "Rollback segments that truncation may withhold at once now")	\
-  X(MONITOR_PURGE_DRAIN_RELEASED, "purge_drain_released",		\
-    PURGE_THROTTLE_MON_COUNT,						\
-    "Withheld rollback segments given back after they drained")	\
-  X(MONITOR_PURGE_DRAIN_WITHHELD_USEC, "purge_drain_withheld_usec",	\
-    PURGE_THROTTLE_MON_COUNT,						\
-    "Microseconds that the segments given back were withheld, in"	\
-    " total")
+    " nothing, because DML is throttled")
 
 #define PURGE_THROTTLE_MONITOR_ID(id, name, type, desc) id,
 #define PURGE_THROTTLE_MONITOR_INFO(id, name, type, desc)		\

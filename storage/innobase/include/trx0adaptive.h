@@ -24,7 +24,7 @@ open_bound) and the admission that enforces its output (rate_clock,
 admission_gate).
 
 Nothing here depends on InnoDB's state, so that it can be unit tested;
-srv0purgelab.cc applies it to the server.
+srv0purgelab_adaptive.cc applies it to the server.
 *******************************************************/
 
 #ifndef trx0adaptive_h

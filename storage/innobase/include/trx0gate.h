@@ -23,8 +23,8 @@ the FIFO of connections that wait to be let in, the published limit and its
 staleness, and the switch that opens the gate.  No latch, clock or
 condition of its own: the caller holds one latch around the calls that say
 so and passes the time in, so that the logic is unit tested with an
-injected clock (unittest/purgelab/gate-t.cc); srv0purgelab.cc applies it
-with the server's latch, each thread's own condition and clock.
+injected clock (unittest/purgelab/gate-t.cc); srv0purgelab_adaptive.cc
+applies it with the server's latch, each thread's own condition and clock.
 *******************************************************/
 
 #ifndef trx0gate_h
@@ -121,8 +121,9 @@ inline void trx_ended(connection &c, bool wrote_commit, bool throttling)
 }
 
 /** A connection waiting at the gate.  Not allocated per wait: the server
-keeps one per thread (srv0purgelab.cc), with its own condition; linked
-into gate::m_head..m_tail while it waits, under the caller's latch. */
+keeps one per thread (srv0purgelab_adaptive.cc), with its own condition;
+linked into gate::m_head..m_tail while it waits, under the caller's
+latch. */
 struct gate_waiter
 {
   gate_waiter *prev= nullptr, *next= nullptr;

@@ -19,95 +19,27 @@ this program; if not, write to the Free Software Foundation, Inc.,
 
 /**************************************************//**
 @file srv/srv0purgelab.cc
-The fork's run-time switches and counters (see srv0purgelab.h).
+The MDEV-29401 coupling of the purge lag throttle to purge (see
+srv0purgelab.h): the formula's delay, the purge coordinator's polls, the
+wake-ups and their counters.
 *******************************************************/
 
 #include "srv0purgelab.h"
-#include "srv0mon.h"
-#include "trx0gate.h"
-#include "trx0drain.h"
+#include "trx0throttle.h"
 #include "trx0purge.h"
-#include "trx0trx.h"
 #include "srv0srv.h"
 #include "srv0start.h"
-#include "trx0sys.h"
-#include "ha_prototypes.h"
-#include <debug_sync.h>
-#include <mysql/service_thd_wait.h>
-#include <mysql/service_progress_report.h>
 
-#include <algorithm>
 #include <chrono>
 #include <thread>
 
 my_bool innodb_purge_coupled_throttle= TRUE;
-ulong innodb_purge_throttle= PURGE_THROTTLE_ADAPTIVE;
-my_bool innodb_purge_throttle_replica= FALSE;
-uint innodb_purge_drain_rsegs;
 purge_throttle_stats_t purge_throttle_stats;
-purge_throttle::arming purge_throttle_armed;
 
-#ifdef HAVE_PSI_INTERFACE
-static PSI_mutex_key purge_throttle_mutex_key;
-static PSI_cond_key purge_throttle_cond_key;
-static PSI_mutex_info purge_throttle_mutexes[]=
-{{&purge_throttle_mutex_key, "purge_throttle_mutex", 0}};
-static PSI_cond_info purge_throttle_conds[]=
-{{&purge_throttle_cond_key, "purge_throttle_waiter", 0}};
-#else
-# define purge_throttle_mutex_key 0
-# define purge_throttle_cond_key 0
-#endif
-
-/** The processlist state of a connection waiting at the gate */
-static const char purge_throttle_wait_state[]= "Waiting for purge to catch up";
-
-/** A thread's waiter at the gate: constructed on the thread's first wait,
-with a condition of its own (waited for with purge_throttle_sys.mutex), and
-destroyed when the thread ends; a wait allocates nothing. */
-struct server_waiter : purge_throttle::gate_waiter
+/** The purge coordinator's polls while DML is throttled.  Only the purge
+coordinator touches them. */
+struct purge_throttle_poll_t
 {
-  server_waiter() noexcept
-  { mysql_cond_init(purge_throttle_cond_key, &cond, nullptr); }
-  ~server_waiter() { mysql_cond_destroy(&cond); }
-  server_waiter(const server_waiter&)= delete;
-  server_waiter &operator=(const server_waiter&)= delete;
-  mysql_cond_t cond;
-};
-
-/** The waiter of the current thread (a thread waits for one connection at
-a time) */
-static thread_local server_waiter purge_throttle_waiter;
-
-/** Wakes a waiter: it was let in, became first, or is to look again; the
-latch is held */
-static void signal_waiter(purge_throttle::gate_waiter &w) noexcept
-{
-  mysql_cond_signal(&static_cast<server_waiter&>(w).cond);
-}
-
-/** The fork's purge throttle: the adaptive controller and the gate that
-enforces its commit rate limit.
-Who may touch what: the gate's queue and the calls that gate says are
-latched only with mutex held (admission while nobody waits, leave() and
-the readers take none); the controller, empty_batches and the poll only
-the purge coordinator; the Atomic_relaxed members anyone. */
-struct purge_throttle_sys_t
-{
-  /** Protects gate's queue, closed and changes of purge_throttle_armed */
-  alignas(CPU_LEVEL1_DCACHE_LINESIZE) mysql_mutex_t mutex;
-  /** the server is shutting down: nobody queues any more */
-  bool closed= false;
-  /** mutex exists: set by purge_throttle_init() before any connection or
-  purge task, cleared by purge_throttle_deinit() after them all */
-  Atomic_relaxed<bool> initialised{false};
-  /** read on every statement and commit, its hot atomics on cache lines
-  of their own (purge_throttle::gate) */
-  purge_throttle::gate gate;
-
-  /** the adaptive controller */
-  alignas(CPU_LEVEL1_DCACHE_LINESIZE)
-  purge_throttle::adaptive_controller adaptive;
   /** consecutive batches that found nothing to purge */
   unsigned empty_batches= 0;
   /** milliseconds after which the idle coordinator is to look again
@@ -115,301 +47,33 @@ struct purge_throttle_sys_t
   uint64_t poll_ms= 0;
   /** wakes the coordinator after poll_ms; nullptr until the first poll */
   tpool::timer *poll_timer= nullptr;
-
-  /** adaptive_controller::wake_margin() of the last evaluation, for
-  adaptive_controller::wake_level() at commit (read on every commit) */
-  alignas(CPU_LEVEL1_DCACHE_LINESIZE) Atomic_relaxed<uint64_t> wake_margin{0};
-  /** the drain width that the adaptive controller chose */
-  Atomic_relaxed<uint> adaptive_drain_width{0};
-  /** purge_sys.tail.trx_no after the last purge batch */
-  Atomic_relaxed<trx_id_t> parsed_trx_no{0};
-  /** purge_sys.low_limit_no() of the last purge batch: purge may not parse
-  undo logs of transactions that committed at or after it */
-  Atomic_relaxed<trx_id_t> view_limit_no{0};
-  /** my_interval_timer() at the purge batch that found view_limit_no
-  moved */
-  ulonglong view_moved_at= 0;
-  /** view_limit_no had moved within adaptive_controller::TAU_RATE at the
-  last purge batch (adaptive_controller::view_holds()) */
-  Atomic_relaxed<bool> view_moved{false};
-
-  bool owns() const noexcept
-  {
-    mysql_mutex_assert_owner(&mutex);
-    return true;
-  }
-
-  /** Publish the law's output (coordinator).
-  @param limit        read-write commits per second (0: none)
-  @param concurrency  the bound on transactions let in at once (0: none) */
-  void publish(ulonglong now, uint64_t limit, unsigned concurrency= 0)
-    noexcept
-  {
-    /* nothing to open when nothing was published */
-    if (!initialised || (!limit && !concurrency && !gate.published()))
-      return;
-    mysql_mutex_lock(&mutex);
-    ut_ad(owns());
-    gate.publish(now, limit, concurrency, signal_waiter);
-    mysql_mutex_unlock(&mutex);
-  }
-
-  /** Open the gate, letting every waiter in, and arm or disarm InnoDB's
-  wait_point.
-  @param target  the adaptive throttle has a target */
-  void open(bool target) noexcept
-  {
-    if (!initialised)
-      return;
-    mysql_mutex_lock(&mutex);
-    ut_ad(owns());
-    gate.open(my_interval_timer(), signal_waiter);
-    arm(target);
-    mysql_mutex_unlock(&mutex);
-  }
-
-  /** Tell the server whether InnoDB wants its wait_point called; only a
-  change reaches it.  The latch is held.
-  @param target  the adaptive throttle has a target */
-  void arm(bool target) noexcept
-  {
-    ut_ad(owns());
-    if (purge_throttle_armed.set(target))
-      innobase_wait_point_want(target);
-    ut_ad(purge_throttle_armed.armed() == target);
-  }
-
-  /** Give a ticket back: one atomic decrement, and the latch only if
-  connections wait, to let them in on the room. */
-  void leave(purge_throttle::admission_gate::ticket &t) noexcept
-  {
-    if (!gate.leave(t) || !initialised)
-      return;
-    mysql_mutex_lock(&mutex);
-    ut_ad(owns());
-    gate.admit(my_interval_timer(), signal_waiter);
-    mysql_mutex_unlock(&mutex);
-  }
-
-  bool admit(THD *thd, purge_throttle::connection &c, bool pay,
-             bool (*stopping)(const THD*)) noexcept;
-
-  /** Wake a connection that waits at the gate (KILL). */
-  void kill(purge_throttle::connection &c) noexcept
-  {
-    if (!initialised)
-      return;
-    /* always under the latch: the waiter tests thd_kill_level() under it
-    after publishing c.waiter, and KILL set the level before calling us */
-    mysql_mutex_lock(&mutex);
-    ut_ad(owns());
-    if (c.waiter)
-      signal_waiter(*c.waiter);
-    mysql_mutex_unlock(&mutex);
-  }
 };
 
-static purge_throttle_sys_t purge_throttle_sys;
-
-/** @return whether the adaptive throttle is selected */
-static bool throttle_is_adaptive() noexcept
-{
-  return innodb_purge_throttle == PURGE_THROTTLE_ADAPTIVE;
-}
-
-/** @return whether purge runs (a published limit applies only then) */
-static bool purge_runs() noexcept
-{
-  return purge_sys.enabled() && !purge_sys.paused();
-}
-
-/** @return whether the gate admits connections now; the clock is read
-only while a limit is published */
-static bool gate_in_force() noexcept
-{
-  const purge_throttle::gate &g= purge_throttle_sys.gate;
-  return g.published() && g.in_force(my_interval_timer(), purge_runs());
-}
-
-/** @return the read-write transactions that a span of transaction
-identifiers covers: each takes two, at its start and at its commit (trx_no
-comes from the same sequence) */
-static constexpr uint64_t trx_in_ids(trx_id_t ids) noexcept { return ids / 2; }
-
-ulonglong purge_view_blocked_trx() noexcept
-{
-  /* A view that moved within adaptive_controller::TAU_RATE keeps nothing:
-  what committed after purge's own copy of it is parsed by a batch soon.
-  Only a view that holds still for longer blocks what is unparsed. */
-  if (purge_throttle_sys.view_moved)
-    return 0;
-  const trx_id_t limit= purge_throttle_sys.view_limit_no;
-  const trx_id_t max_id= trx_sys.get_max_trx_id();
-  return std::min<ulonglong>(purge_unparsed_trx(),
-                             limit && max_id >= limit
-                             ? trx_in_ids(max_id - limit + 1) : 0);
-}
-
-/** @return the history that only the end of the oldest read view frees:
-what it keeps purge from parsing (purge_view_blocked_trx()), and the
-history of every rollback segment that a transaction wrote after it, which
-undo log truncation may not free while the view sees that transaction
-(!purge_sys.sees(rseg.needs_purge) in free_history_rseg()).  What the view
-keeps purge from parsing lies in such segments as well.  0 unless the view
-holds (adaptive_controller::view_holds()). */
-static TPOOL_SUPPRESS_TSAN ulonglong purge_view_held_trx() noexcept
-{
-  const ulonglong unparsed= purge_view_blocked_trx();
-  if (purge_throttle_sys.view_moved)
-    return 0;
-  const trx_id_t limit= purge_throttle_sys.view_limit_no;
-  ulonglong held= 0;
-  /* like trx_sys_t::history_size_approx(): no rseg.latch; both fields may
-  be stale by a transaction or two */
-  for (const trx_rseg_t &rseg : trx_sys.rseg_array)
-    if (rseg.space && limit && rseg.needs_purge >= limit)
-      held+= rseg.history_size;
-  return std::min<ulonglong>(trx_sys.history_size_approx(),
-                             std::max(unparsed, held));
-}
-
-ulonglong purge_unparsed_trx() noexcept
-{
-  const trx_id_t parsed= purge_throttle_sys.parsed_trx_no;
-  const trx_id_t max_id= trx_sys.get_max_trx_id();
-  /* The tail is the trx_no of the undo log that purge parses next.  It
-  does not move while the coordinator is idle, after purge has caught up:
-  the history bounds what is left. */
-  return std::min<ulonglong>(trx_sys.history_size_approx(),
-                             max_id >= parsed
-                             ? trx_in_ids(max_id - parsed + 1) : 0);
-}
-
-ulonglong purge_truncation_pending_trx() noexcept
-{
-  const ulonglong history= trx_sys.history_size_approx();
-  const ulonglong unparsed= purge_unparsed_trx();
-  return history > unparsed ? history - unparsed : 0;
-}
-
-/** Evaluate the adaptive law and publish its output to the gate (purge
-coordinator).
-@param now       my_interval_timer()
-@param x         adaptive_controller::output()
-@param pending   of x, what waits for undo log truncation
-@param purged    committed transactions that purge has parsed
-@param progress  purge can progress
-@return the commit rate limit published (0: none) */
-static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
-                                        uint64_t pending, uint64_t purged,
-                                        bool progress) noexcept
-{
-  purge_throttle_sys_t &s= purge_throttle_sys;
-  /* read-write transactions open now, let in with a ticket or not */
-  const uint64_t n_open= trx_sys.rw_trx_hash.size();
-  const uint64_t limit=
-    s.adaptive.update(now / 1000, x, pending, purged, srv_max_purge_lag,
-                      progress, s.gate.want(n_open), s.gate.rate_bound(),
-                      n_open);
-  s.publish(now, limit,
-            purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
-                                         s.gate.tickets()));
-  s.adaptive_drain_width= s.adaptive.drain_width();
-  s.wake_margin= purge_throttle::adaptive_controller::wake_margin
-    (s.adaptive.purge_rate());
-  return limit;
-}
+static purge_throttle_poll_t purge_throttle_poll_sys;
 
 ulint purge_throttle_after_batch(size_t n_pages, size_t history) noexcept
 {
-  purge_throttle_sys_t &s= purge_throttle_sys;
-  /* only this coordinator moves the tail */
-  const trx_id_t tail= purge_sys.tail.trx_no;
-  s.parsed_trx_no= tail;
-  /* the coordinator owns purge_sys.view: no latch needed to read it */
-  const trx_id_t view_limit_no= purge_sys.low_limit_no();
-  const ulonglong now= my_interval_timer();
-  /* the oldest read view moved lately: what committed after it waits for
-  a batch soon, not for a view to close */
-  if (view_limit_no != s.view_limit_no)
-    s.view_moved_at= now;
-  s.view_moved= !purge_throttle::adaptive_controller::view_holds
-    ((now - s.view_moved_at) / 1000);
-  s.view_limit_no= view_limit_no;
+  purge_throttle_poll_t &s= purge_throttle_poll_sys;
   if (n_pages)
     s.empty_batches= 0;
   else if (s.empty_batches < 64)
     s.empty_batches++;
-  if (!throttle_is_adaptive())
-  {
-    s.adaptive.update(0, history, 0, 0, 0, false, 0, false);
-    s.publish(now, 0);
-    s.adaptive_drain_width= 0;
-    return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
-                                             n_pages, history,
-                                             srv_max_purge_lag,
-                                             srv_max_purge_lag_delay));
-  }
-  /* purge parses committed transactions in the order of their trx_no */
-  const uint64_t purged= trx_in_ids(tail);
-  /* The law acts on the history without what no throttle removes: what
-  only the end of the oldest read view frees.  Of the rest, the rate
-  answers to the whole and the bound on open transactions to what waits
-  for undo log truncation.  Uncoupled (pre-MDEV-29401), it acts on the
-  whole history. */
-  const uint64_t x= !innodb_purge_coupled_throttle ? history
-    : purge_throttle::adaptive_controller::output(history,
-                                                  purge_view_held_trx());
-  purge_throttle_evaluate(now, x, purge_truncation_pending_trx(), purged,
-                          x != 0);
-  /* the batch runs now; purge_throttle_coordinator_continues() ends it */
-  s.gate.batch_begins();
-  DBUG_EXECUTE_IF("purge_throttle_long_batch",
-                  std::this_thread::sleep_for
-                  (std::chrono::milliseconds(1500)););
-  purge_throttle_stats.error= s.adaptive.error();
-  purge_throttle_stats.purge_rate= ulonglong(s.adaptive.purge_rate());
-  /* no per-row delay: the adaptive wait is taken at the end of the command */
-  return 0;
+  return ulint(purge_throttle::batch_delay(innodb_purge_coupled_throttle,
+                                           n_pages, history,
+                                           srv_max_purge_lag,
+                                           srv_max_purge_lag_delay));
 }
 
 void purge_throttle_no_history() noexcept
 {
-  purge_throttle_sys_t &s= purge_throttle_sys;
   srv_dml_needed_delay= 0;
-  const ulonglong now= my_interval_timer();
-  s.gate.batch_ends(now);
-  s.empty_batches= 0;
-  if (!throttle_is_adaptive())
-  {
-    s.adaptive.update(0, 0, 0, 0, 0, false, 0, false);
-    s.adaptive_drain_width= 0;
-    s.publish(now, 0);
-    return;
-  }
-  /* The rate lapses with an empty history, and so does the bound unless
-  it answers to the history (adaptive_controller::update()): the crowd
-  that it keeps out would fill the history again. */
-  purge_throttle_evaluate(now, 0, 0, trx_in_ids(purge_sys.tail.trx_no),
-                          true);
+  purge_throttle_poll_sys.empty_batches= 0;
 }
 
-bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
-  noexcept
+bool purge_throttle_continues(size_t n_pages, bool throttling) noexcept
 {
-  const bool coupled= innodb_purge_coupled_throttle;
-  purge_throttle_sys.gate.batch_ends(my_interval_timer());
-  /* Whether DML is being throttled now; the per-row delay published after
-  this batch cannot tell (coupled, it is 0 when the batch found nothing). */
-  const bool throttling= throttle_is_adaptive()
-    ? purge_throttle::adaptive_controller::engaged(history,
-                                                   srv_max_purge_lag) ||
-      /* while the law stays in force under ENGAGE * T (connections wait),
-      its limit is republished: a lapsed one would let every waiter in */
-      purge_throttle_sys.adaptive.in_force()
-    : purge_throttle::formula_delay(history, srv_max_purge_lag,
-                                    srv_max_purge_lag_delay) != 0;
-  if (!purge_throttle::coordinator_continues(coupled, n_pages, throttling))
+  if (!purge_throttle::coordinator_continues(innodb_purge_coupled_throttle,
+                                             n_pages, throttling))
     return false;
   if (n_pages)
     return true;
@@ -419,9 +83,20 @@ bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
   it (purge_throttle_coordinator_idle()). */
   static_assert(purge_throttle::POLL_MIN >= 1000, "tpool timers count ms");
   purge_throttle_stats.coordinator_polls++;
-  purge_throttle_sys.poll_ms=
-    purge_throttle::poll_interval(purge_throttle_sys.empty_batches) / 1000;
+  purge_throttle_poll_sys.poll_ms=
+    purge_throttle::poll_interval(purge_throttle_poll_sys.empty_batches)
+    / 1000;
   return false;
+}
+
+bool purge_throttle_coordinator_continues(size_t n_pages, size_t history)
+  noexcept
+{
+  /* Whether DML is being throttled now; the per-row delay published after
+  this batch cannot tell (coupled, it is 0 when the batch found nothing). */
+  return purge_throttle_continues
+    (n_pages, purge_throttle::formula_delay(history, srv_max_purge_lag,
+                                            srv_max_purge_lag_delay) != 0);
 }
 
 /** Wake the purge coordinator after a poll interval (a tpool timer
@@ -433,7 +108,7 @@ static void purge_throttle_poll(void*) noexcept
 
 void purge_throttle_coordinator_idle() noexcept
 {
-  purge_throttle_sys_t &s= purge_throttle_sys;
+  purge_throttle_poll_t &s= purge_throttle_poll_sys;
   if (!s.poll_ms)
     return;
   /* created by the coordinator, one at a time, the first time it polls */
@@ -445,295 +120,18 @@ void purge_throttle_coordinator_idle() noexcept
 
 void purge_throttle_coordinator_shutdown() noexcept
 {
-  purge_throttle_sys_t &s= purge_throttle_sys;
+  purge_throttle_poll_t &s= purge_throttle_poll_sys;
   delete s.poll_timer;
   s.poll_timer= nullptr;
   s.poll_ms= 0;
 }
 
-/** Wake the purge coordinator, counting the times it was idle.
-@param wakeups  the counter of the times it was idle */
-static void purge_throttle_wake(Atomic_counter<ulonglong> &wakeups) noexcept
+void purge_throttle_wake(Atomic_counter<ulonglong> &wakeups) noexcept
 {
   const bool was_idle= !purge_sys.running();
   purge_sys.wake_if_not_active();
   if (was_idle && purge_sys.running())
     wakeups++;
-}
-
-void purge_throttle_adaptive_commit(size_t rseg_history) noexcept
-{
-  /* Transactions take the rollback segments in turn, so one segment's
-  history times their number estimates the whole without touching the
-  others' cache lines. */
-  if (uint64_t{rseg_history} * TRX_SYS_N_RSEGS >
-      purge_throttle::adaptive_controller::wake_level
-      (srv_max_purge_lag, purge_throttle_sys.wake_margin))
-    purge_throttle_wake(purge_throttle_stats.commit_wakeups);
-}
-
-ulonglong purge_throttle_commit_limit_in_force() noexcept
-{
-  return purge_throttle_sys.gate.limit_in_force(my_interval_timer(),
-                                                purge_runs());
-}
-
-uint purge_throttle_concurrency_in_force() noexcept
-{
-  return purge_throttle_sys.gate.in_force(my_interval_timer(), purge_runs())
-    ? purge_throttle_sys.gate.concurrency() : 0;
-}
-
-uint purge_throttle_gate_waiting() noexcept
-{ return purge_throttle_sys.gate.waiting(); }
-
-uint purge_throttle_tickets() noexcept
-{ return purge_throttle_sys.gate.tickets(); }
-
-/** Let a connection in at a point where it holds nothing: without the
-latch if nobody waits and the gate has room and a token, else after
-waiting in the gate's FIFO (killable, bounded, visible in the processlist,
-announced to a thread pool) until the gate lets it in, the limit lapses or
-gate::give_up_at().  The thread's own waiter is queued; the first waiter
-sleeps until the next token, room, or the time to give up or to see the
-limit lapse, and the others until they are let in or become first.
-@param thd  the connection, which holds no transaction and no locks
-@param c    its place at the gate
-@param pay  it pays a wait that an earlier commit owes, and takes no
-            ticket (else it is let in before a transaction that may write,
-            with a ticket under a bound)
-@param stopping  nullptr, or a test whether the thread was asked to stop
-            without a KILL (STOP SLAVE), polled every POLL_MAX
-@return whether a limit was in force (or a test forced the queue or a
-ticket): let in before a transaction, its commit owes no wait */
-bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
-                                 bool pay, bool (*stopping)(const THD*)) noexcept
-{
-  /* mtr: queue at the gate without a limit (let in only by a mode change,
-  KILL or after MAX_WAIT) when paying a wait (must_wait) or before a
-  transaction (must_admit), take a ticket without a limit, wait unbounded */
-  const bool must_wait= pay ? DBUG_IF("purge_throttle_must_wait")
-    : DBUG_IF("purge_throttle_must_admit");
-  const bool take_ticket= !pay && DBUG_IF("purge_throttle_take_ticket");
-  /* a ticket goes back when the transaction it let in ends, or at the next
-  point if none started (point_action::GIVE_BACK) */
-  ut_ad(pay || !c.ticket.held);
-  purge_throttle::admission_gate::ticket *const ticket=
-    pay ? nullptr : &c.ticket;
-  const ulonglong start= my_interval_timer();
-  const bool limited= must_wait || take_ticket ||
-    gate.in_force(start, purge_runs());
-  if (!initialised || srv_shutdown_state != SRV_SHUTDOWN_NONE || !limited)
-    return false;
-  if (take_ticket)
-  {
-    mysql_mutex_lock(&mutex);
-    ut_ad(owns());
-    gate.track_tickets();
-    mysql_mutex_unlock(&mutex);
-  }
-  /* nobody waits, and there is room and a token: no latch */
-  if (!must_wait && gate.try_enter(start, ticket))
-    return true;
-  server_waiter &w= purge_throttle_waiter;
-  ut_ad(!w.prev && !w.next);
-  w.ticket= ticket;
-  mysql_mutex_lock(&mutex);
-  ut_ad(owns());
-  if (closed || gate.enqueue(my_interval_timer(), w, !must_wait))
-  {
-    mysql_mutex_unlock(&mutex);
-    return true;
-  }
-  mysql_mutex_unlock(&mutex);
-
-  if (purge_throttle::dml_wakes_purge(innodb_purge_coupled_throttle))
-    purge_throttle_wake(purge_throttle_stats.dml_wakeups);
-  DEBUG_SYNC_C("purge_throttle_gate_queued");
-  /* With thread_handling=pool-of-threads this thread is a pool worker: a
-  wait that the pool does not know of holds up the other connections of
-  its thread group until thread_pool_stall_limit passes. */
-  thd_wait_begin(thd, THD_WAIT_SLEEP);
-  DEBUG_SYNC_C("purge_throttle_gate_wait");
-  const bool unbounded= DBUG_IF("purge_throttle_wait_unbounded");
-  const ulonglong queued= my_interval_timer();
-  const char *old_state= thd_proc_info(thd, purge_throttle_wait_state);
-  mysql_mutex_lock(&mutex);
-  ut_ad(owns());
-  /* KILL (innobase_kill_query(), purge_throttle_kill()) signals w.cond
-  under mutex, after it set the kill level */
-  c.waiter= &w;
-  /* Those who leave, the coordinator, mode switches and KILL wake it; the
-  first waiter also wakes at its next token, when the limit would lapse
-  (then it opens the gate) and at give_up_at() (then it goes on without a
-  ticket): DML is never stopped. */
-  while (!w.admitted && !closed && !thd_kill_level(thd) &&
-         !(stopping && stopping(thd)))
-  {
-    const ulonglong now= my_interval_timer();
-    ulonglong until= ~0ULL;
-    if (!unbounded && gate.head() == &w)
-    {
-      if (gate.lapsed(now, purge_runs()))
-      {
-        /* no coordinator backs the limit any more: nobody waits */
-        gate.open(now, signal_waiter);
-        break;
-      }
-      gate.admit(now, signal_waiter);
-      if (w.admitted)
-        break;
-      if (now >= gate.give_up_at(queued))
-      {
-        /* the gate let nobody in for MAX_WAIT: go on without a ticket,
-        and the next waiter waits MAX_WAIT more */
-        gate.gave_up(now);
-        break;
-      }
-      until= gate.wake_at(now, queued);
-    }
-    /* nobody signals a STOP SLAVE: look again after POLL_MAX */
-    if (stopping)
-      until= std::min<ulonglong>(until, now + purge_throttle::POLL_MAX *
-                                 1000);
-    if (until == ~0ULL)
-      mysql_cond_wait(&w.cond, &mutex);
-    else
-    {
-      struct timespec deadline;
-      set_timespec_nsec(deadline, until - now);
-      mysql_cond_timedwait(&w.cond, &mutex, &deadline);
-    }
-  }
-  c.waiter= nullptr;
-  /* out of the queue if not let in; the next first waiter is woken */
-  gate.dequeue(w, signal_waiter);
-  w.ticket= nullptr;
-  mysql_mutex_unlock(&mutex);
-  /* killed as it was let in: the statement does not run */
-  if (ticket && ticket->held && thd_kill_level(thd))
-    leave(c.ticket);
-  thd_proc_info(thd, old_state);
-  thd_wait_end(thd);
-  purge_throttle_stats.delayed_trx++;
-  purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
-  return true;
-}
-
-/** @return whether the adaptive throttle has a target */
-static bool throttle_has_target() noexcept
-{
-  return purge_throttle::has_target(throttle_is_adaptive(),
-                                    srv_max_purge_lag);
-}
-
-/** @return whether a limit is in force at a point that may let a
-transaction in, or a test forces the gate */
-static bool point_in_force() noexcept
-{
-  return DBUG_IF("purge_throttle_must_admit") ||
-    DBUG_IF("purge_throttle_take_ticket") || gate_in_force();
-}
-
-bool purge_throttle_point_waits(const purge_throttle::connection *c,
-                                bool may_write) noexcept
-{
-  static const purge_throttle::connection none{};
-  const purge_throttle::connection &k= c ? *c : none;
-  if (purge_throttle::at_point(k, may_write, false) !=
-      purge_throttle::point_action::PASS)
-    return true;
-  return may_write &&
-    purge_throttle::at_point(k, true, point_in_force()) !=
-    purge_throttle::point_action::PASS;
-}
-
-void purge_throttle_wait_point(THD *thd, purge_throttle::connection &c,
-                               bool may_write, bool (*stopping)(const THD*))
-  noexcept
-{
-  if (purge_throttle::at_point(c, may_write, false) ==
-      purge_throttle::point_action::GIVE_BACK)
-  {
-    /* the statement that it was let in for started no transaction here */
-    purge_throttle_sys.leave(c.ticket);
-    c.admitted= false;
-  }
-  if (purge_throttle::at_point(c, may_write, false) ==
-      purge_throttle::point_action::PAY)
-  {
-    /* the wait of the transaction that committed; it takes no ticket */
-    c.owes_wait= false;
-    purge_throttle_sys.admit(thd, c, true, stopping);
-  }
-  /* a transaction that may write is let in on its own */
-  if (may_write &&
-      purge_throttle::at_point(c, true, point_in_force()) ==
-      purge_throttle::point_action::ADMIT)
-    c.admitted= purge_throttle_sys.admit(thd, c, false, stopping);
-}
-
-void purge_throttle_kill(purge_throttle::connection &c) noexcept
-{
-  purge_throttle_sys.kill(c);
-}
-
-void purge_throttle_trx_ended(purge_throttle::connection &c,
-                              bool wrote_commit) noexcept
-{
-  purge_throttle_sys.leave(c.ticket);
-  purge_throttle::trx_ended(c, wrote_commit, throttle_has_target());
-}
-
-void purge_throttle_connection_end(purge_throttle::connection &c) noexcept
-{
-  purge_throttle_sys.leave(c.ticket);
-  c.owes_wait= false;
-  c.admitted= false;
-}
-
-void purge_throttle_mode_changed() noexcept
-{
-  purge_throttle_sys.open(throttle_has_target());
-}
-
-void purge_throttle_init() noexcept
-{
-  purge_throttle_sys_t &s= purge_throttle_sys;
-  ut_ad(!s.initialised);
-#ifdef HAVE_PSI_INTERFACE
-  mysql_mutex_register("innodb", purge_throttle_mutexes,
-                       array_elements(purge_throttle_mutexes));
-  mysql_cond_register("innodb", purge_throttle_conds,
-                      array_elements(purge_throttle_conds));
-#endif
-  mysql_mutex_init(purge_throttle_mutex_key, &s.mutex, nullptr);
-  s.closed= false;
-  s.initialised= true;
-  /* the settings from the command line and the configuration files */
-  mysql_mutex_lock(&s.mutex);
-  ut_ad(s.owns());
-  s.arm(throttle_has_target());
-  mysql_mutex_unlock(&s.mutex);
-}
-
-void purge_throttle_deinit() noexcept
-{
-  purge_throttle_sys_t &s= purge_throttle_sys;
-  if (!s.initialised)
-    return;
-  mysql_mutex_lock(&s.mutex);
-  ut_ad(s.owns());
-  s.closed= true;
-  s.gate.open(my_interval_timer(), signal_waiter);
-  ut_ad(!s.gate.waiting());
-  /* every connection ended (trx_sys_t::close() found no trx_t left), and
-  each gave its ticket back */
-  ut_ad(!s.gate.tickets());
-  s.arm(false);
-  mysql_mutex_unlock(&s.mutex);
-  mysql_mutex_destroy(&s.mutex);
-  s.initialised= false;
 }
 
 void purge_throttle_dml_sleep(ulint delay) noexcept
@@ -744,13 +142,4 @@ void purge_throttle_dml_sleep(ulint delay) noexcept
   std::this_thread::sleep_for(std::chrono::microseconds(delay));
   purge_throttle_stats.delayed_rows++;
   purge_throttle_stats.delayed_usec+= (my_interval_timer() - start) / 1000;
-}
-
-uint purge_rsegs_withheld() noexcept
-{ return purge_throttle_stats.rsegs_withheld; }
-
-uint purge_drain_width() noexcept
-{
-  return std::max<uint>(innodb_purge_drain_rsegs,
-                        purge_throttle_sys.adaptive_drain_width);
 }

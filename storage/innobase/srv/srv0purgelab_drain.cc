@@ -23,12 +23,21 @@ include/trx0drain.h) applied to undo log truncation: called for each
 rollback segment that a truncation pass visits.
 *******************************************************/
 
-#include "srv0purgelab.h"
+#include "srv0purgelab_drain.h"
+#include "srv0purgelab_drain_mon.h"
+#include "srv0purgelab_adaptive.h"
+#include "srv0mon.h"
 #include "trx0drain.h"
 #include "trx0purge.h"
 #include "trx0sys.h"
 
+#include <algorithm>
+
 static_assert(purge_throttle::rseg_drain::N_RSEGS == TRX_SYS_N_RSEGS, "");
+static_assert(purge_throttle::adaptive_controller::DRAIN_WIDTH <=
+              purge_throttle::rseg_drain::MAX_WIDTH, "");
+
+uint innodb_purge_drain_rsegs;
 
 /** The drain's state.  Only the thread that runs undo log truncation
 (one at a time, purge_sys_t::iterator::free_history_rseg() with the
@@ -37,7 +46,7 @@ struct purge_rseg_drain_sys_t
 {
   /** the rollback segments that the drain withholds */
   purge_throttle::rseg_drain drain;
-  /** what truncation passes found (published in purge_throttle_stats) */
+  /** what truncation passes found (published in stats) */
   purge_throttle::truncation_tally tally;
   /** per rollback segment, the index of the first one in the same
   tablespace (rseg_drain::tablespace::key); see purge_rseg_spaces() */
@@ -49,6 +58,29 @@ struct purge_rseg_drain_sys_t
 };
 
 static purge_rseg_drain_sys_t purge_rseg_drain_sys;
+
+/** What the drain and the truncation passes did, for INNODB_METRICS
+(purge_drain_monitor_value()): written by the thread that runs undo log
+truncation, read by anyone */
+struct purge_rseg_drain_stats_t
+{
+  /** completed passes over the rollback segments, and the microseconds
+  they took (purge_throttle::truncation_tally) */
+  Atomic_relaxed<ulonglong> truncation_passes;
+  Atomic_relaxed<ulonglong> truncation_usec;
+  /** segments that the last pass found holding processed history that it
+  could not free, and segments that transactions referenced then */
+  Atomic_relaxed<uint> truncation_busy_rsegs;
+  Atomic_relaxed<uint> truncation_referenced_rsegs;
+  /** rollback segments that the drain withholds now */
+  Atomic_relaxed<uint> rsegs_withheld;
+  /** segments that the drain gave back after they drained, and the
+  microseconds that they were withheld */
+  Atomic_relaxed<ulonglong> drain_released;
+  Atomic_relaxed<ulonglong> drain_withheld_usec;
+};
+
+static purge_rseg_drain_stats_t purge_rseg_drain_stats;
 
 /** Group the rollback segments by tablespace, for the drain
 (rseg_drain::tablespace).  A segment's tablespace does not change once
@@ -106,12 +138,12 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
       rseg.clear_skip_allocation();
       break;
     }
-    purge_throttle_stats.rsegs_withheld= rseg_drain.withheld();
+    purge_rseg_drain_stats.rsegs_withheld= rseg_drain.withheld();
   }
   const bool withheld= rseg_drain.is_withheld(i);
   purge_throttle::truncation_tally &t= purge_rseg_drain_sys.tally;
   t.visited(v, action, withheld, my_interval_timer() / 1000);
-  purge_throttle_stats_t &st= purge_throttle_stats;
+  purge_rseg_drain_stats_t &st= purge_rseg_drain_stats;
   if (st.truncation_passes != t.passes())
   {
     st.truncation_passes= t.passes();
@@ -125,4 +157,30 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
     st.drain_withheld_usec= t.withheld_usec();
   }
   return ours || withheld;
+}
+
+uint purge_drain_width() noexcept
+{
+  return std::max<uint>(innodb_purge_drain_rsegs,
+                        purge_throttle_adaptive_drain_width());
+}
+
+int64_t purge_drain_monitor_value(unsigned id) noexcept
+{
+  const purge_rseg_drain_stats_t &st= purge_rseg_drain_stats;
+  switch (static_cast<monitor_id_t>(id)) {
+  case MONITOR_PURGE_TRUNCATION_PASSES: return int64_t(st.truncation_passes);
+  case MONITOR_PURGE_TRUNCATION_USEC: return int64_t(st.truncation_usec);
+  case MONITOR_PURGE_TRUNCATION_BUSY_RSEGS: return st.truncation_busy_rsegs;
+  case MONITOR_PURGE_TRUNCATION_REFERENCED_RSEGS:
+    return st.truncation_referenced_rsegs;
+  case MONITOR_PURGE_RSEGS_WITHHELD: return st.rsegs_withheld;
+  case MONITOR_PURGE_DRAIN_WIDTH: return purge_drain_width();
+  case MONITOR_PURGE_DRAIN_RELEASED: return int64_t(st.drain_released);
+  case MONITOR_PURGE_DRAIN_WITHHELD_USEC:
+    return int64_t(st.drain_withheld_usec);
+  default:
+    ut_ad("not a counter of the rollback segment drain" == 0);
+    return 0;
+  }
 }

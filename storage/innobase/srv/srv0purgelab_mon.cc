@@ -30,24 +30,9 @@ int64_t purge_throttle_monitor_value(unsigned id) noexcept
   const purge_throttle_stats_t &st= purge_throttle_stats;
   switch (static_cast<monitor_id_t>(id)) {
   case MONITOR_PURGE_DML_DELAYED_ROWS: return int64_t(st.delayed_rows);
-  case MONITOR_PURGE_DML_DELAYED_TRX: return int64_t(st.delayed_trx);
   case MONITOR_PURGE_DML_DELAY_TOTAL_USEC: return int64_t(st.delayed_usec);
   case MONITOR_PURGE_DML_WAKEUPS: return int64_t(st.dml_wakeups);
-  case MONITOR_PURGE_COMMIT_WAKEUPS: return int64_t(st.commit_wakeups);
   case MONITOR_PURGE_COORDINATOR_POLLS: return int64_t(st.coordinator_polls);
-  case MONITOR_PURGE_THROTTLE_TICKETS: return purge_throttle_tickets();
-  case MONITOR_PURGE_THROTTLE_ERROR: return st.error;
-  case MONITOR_PURGE_TRUNCATION_PASSES: return int64_t(st.truncation_passes);
-  case MONITOR_PURGE_TRUNCATION_USEC: return int64_t(st.truncation_usec);
-  case MONITOR_PURGE_TRUNCATION_BUSY_RSEGS: return st.truncation_busy_rsegs;
-  case MONITOR_PURGE_TRUNCATION_REFERENCED_RSEGS:
-    return st.truncation_referenced_rsegs;
-  case MONITOR_PURGE_RSEGS_WITHHELD: return purge_rsegs_withheld();
-  case MONITOR_PURGE_DRAIN_WIDTH: return purge_drain_width();
-  case MONITOR_PURGE_DRAIN_RELEASED: return int64_t(st.drain_released);
-  case MONITOR_PURGE_DRAIN_WITHHELD_USEC:
-    return int64_t(st.drain_withheld_usec);
-  case MONITOR_PURGE_THROTTLE_WAIT_POINTS: return int64_t(st.wait_points);
   default:
     ut_ad("not a purge_throttle counter" == 0);
     return 0;
