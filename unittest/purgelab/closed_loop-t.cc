@@ -286,6 +286,27 @@ TEST(ClosedLoop, AReadViewHeld60sThenReleased)
             p.purge) << "never a full stop";
 }
 
+/* The same with history that waits for truncation when the view is
+opened (many more connections than rollback segments): what purge parsed
+before the view, and what it parses of what committed before it, stays
+in the history while the view is open, since truncation frees no segment
+written after it.  Counted as drainable, it held writers at the law's
+floor for as long as the view was open. */
+TEST(ClosedLoop, AReadViewHeldOverTruncationPending)
+{
+  plant_params p= overload(1024, 40000, 10000);
+  p.truncation_pass= 0.02;
+  p.view_from= 30;
+  p.view_to= 90;
+  p.seconds= 330;
+  run_result r= run(p);
+  r.settle_least= p.view_to + (r.history_at(p.view_to - 1) - 1.1 * p.target) /
+    ((1 - plant_params::MIN_RATE_SHARE) * p.purge);
+  EXPECT_EQ(0u, r.limited_between(35, 90)) << "no limit while blocked";
+  EXPECT_GT(r.history_at(89), 10 * p.target);
+  expect_holds(p, r, "view released");
+}
+
 /* Truncation-bound: many more connections than rollback segments, so
 that truncation frees a segment's history only once no transaction
 references it; the history waits for truncation while purge keeps up.

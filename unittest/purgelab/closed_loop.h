@@ -32,7 +32,10 @@ at all), with an injected clock (closed_loop-t.cc):
    cpu_share of it when all connections run (in proportion to those that
    run: they take the CPUs); a read view held in
    [view_from, view_to) keeps it from parsing what commits meanwhile,
-   which the law counts as blocked once the view has stood TAU_RATE;
+   and once every rollback segment has been written after it (as many
+   commits as segments: transactions take them in turn) keeps truncation
+   from freeing anything; the coordinator counts what it keeps as held
+   once the view has stood TAU_RATE, as purge_view_held_trx() does;
  - undo log truncation (truncation_pass > 0) frees parsed history only in
    rollback segments that no transaction references, once a pass: of 128
    segments, those the drain withholds (drain_width()) free once the
@@ -319,11 +322,12 @@ inline run_result run(const plant_params &p, bool throttled= true)
   admission_gate gate;
   double unparsed= backlog ? 2 * p.target : 0, blocked= 0, pending= 0;
   double parsed= 0, next_update= 0;
+  /* commits since the view was opened */
+  double view_commits= 0;
   /* the noise factor and when it is drawn next; a fixed seed */
   double noise_factor= 1, next_noise= 0;
   uint64_t seed= 88172645463325252ULL;
   double next_pass= p.truncation_pass, next_sample= 0;
-  double last_parsed= 0, last_history= 0;
   uint64_t limit= 0;
   unsigned concurrency= 0;   /* the bound W the gate applies (0: none) */
   /* connections inside that hold no ticket (plant_params::crowd) */
@@ -346,6 +350,11 @@ inline run_result run(const plant_params &p, bool throttled= true)
       unparsed+= blocked;  /* the view was released */
       blocked= 0;
     }
+    if (!view)
+      view_commits= 0;
+    /* every rollback segment was written after the view: truncation may
+    free none of them while it is open */
+    const bool segments_held= view && view_commits >= plant_params::N_RSEGS;
     double n= p.connections;
     if (concurrency && concurrency < n)
       n= concurrency;
@@ -420,19 +429,21 @@ inline run_result run(const plant_params &p, bool throttled= true)
         limit= c.update(0, 0, 0, 0, 0, false, 0, false);
       else
       {
-        const bool progress= parsed > last_parsed || history < last_history;
         /* the view counts as blocking once it has stood TAU_RATE
         (adaptive_controller::view_holds()) */
         const bool holds= view && adaptive_controller::view_holds
           (uint64_t((t - p.view_from) * 1e6));
-        limit= c.update(now, adaptive_controller::output
-                        (uint64_t(history), holds ? uint64_t(blocked) : 0),
-                        uint64_t(pending), uint64_t(parsed),
-                        uint64_t(p.target), progress, uint64_t(want),
+        /* purge_view_held_trx(): what it keeps from parsing, and the
+        history of the segments written since */
+        const double held= !holds ? 0 : segments_held ? history : blocked;
+        const uint64_t out= adaptive_controller::output(uint64_t(history),
+                                                        uint64_t(held));
+        /* purge progresses while anything is left that it may drain, as
+        purge_throttle_after_batch() tells the law */
+        limit= c.update(now, out, uint64_t(pending), uint64_t(parsed),
+                        uint64_t(p.target), out != 0, uint64_t(want),
                         rate_bound);
       }
-      last_parsed= parsed;
-      last_history= history;
       /* gate::publish(): the gate's bound is the law's; ~0U is a rate
       without a bound */
       const unsigned k= gate.resize(now * 1000, limit, c.concurrency());
@@ -447,6 +458,8 @@ inline run_result run(const plant_params &p, bool throttled= true)
 
     /* commits */
     (view ? blocked : unparsed)+= x * dt;
+    if (view)
+      view_commits+= x * dt;
     /* purge */
     const double done= std::min(unparsed, p.purge_capacity(n) * dt);
     unparsed-= done;
@@ -459,7 +472,8 @@ inline run_result run(const plant_params &p, bool throttled= true)
       if (t >= next_pass)
       {
         next_pass= t + p.truncation_pass;
-        pending-= pending * p.truncation_share(n, c.drain_width());
+        if (!segments_held)
+          pending-= pending * p.truncation_share(n, c.drain_width());
       }
     }
     if (p.truncation_pass <= 0)
