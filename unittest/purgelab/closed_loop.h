@@ -439,7 +439,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
         const uint64_t out= adaptive_controller::output(uint64_t(history),
                                                         uint64_t(held));
         /* purge progresses while anything is left that it may drain, as
-        purge_throttle_after_batch() tells the law */
+        purge_throttle_adaptive_after_batch() tells the law */
         limit= c.update(now, out, uint64_t(pending), uint64_t(parsed),
                         uint64_t(p.target), out != 0, uint64_t(want),
                         rate_bound);

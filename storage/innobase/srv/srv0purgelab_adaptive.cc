@@ -249,21 +249,20 @@ history of every rollback segment that a transaction wrote after it, which
 undo log truncation may not free while the view sees that transaction
 (!purge_sys.sees(rseg.needs_purge) in free_history_rseg()).  What the view
 keeps purge from parsing lies in such segments as well.  0 unless the view
-holds (adaptive_controller::view_holds()). */
+holds (adaptive_controller::view_holds()).  It may exceed the history by a
+few transactions (the fields are read without latches):
+adaptive_controller::output() saturates. */
 static TPOOL_SUPPRESS_TSAN ulonglong purge_view_held_trx() noexcept
 {
-  const ulonglong unparsed= purge_view_blocked_trx();
-  if (purge_throttle_sys.view_moved)
-    return 0;
   const trx_id_t limit= purge_throttle_sys.view_limit_no;
+  if (purge_throttle_sys.view_moved || !limit)
+    return 0;
   ulonglong held= 0;
-  /* like trx_sys_t::history_size_approx(): no rseg.latch; both fields may
-  be stale by a transaction or two */
+  /* like trx_sys_t::history_size_approx(): no rseg.latch */
   for (const trx_rseg_t &rseg : trx_sys.rseg_array)
-    if (rseg.space && limit && rseg.needs_purge >= limit)
+    if (rseg.space && rseg.needs_purge >= limit)
       held+= rseg.history_size;
-  return std::min<ulonglong>(trx_sys.history_size_approx(),
-                             std::max(unparsed, held));
+  return std::max<ulonglong>(purge_view_blocked_trx(), held);
 }
 
 ulonglong purge_unparsed_trx() noexcept
