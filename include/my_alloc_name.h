@@ -15,11 +15,11 @@
 
 /**
   @file my_alloc_name.h
-  MEM_ROOT names, in debug builds only (MDEV-16168).
+  MEM_ROOT names, in debug builds only.
 
-  A name in every MEM_ROOT cost 8% of throughput in a release build when it
-  was added unconditionally.  Here it exists only when DBUG_OFF is not
-  defined: release builds keep upstream's MEM_ROOT layout and code exactly.
+  The name exists only when DBUG_OFF is not defined: release builds keep
+  the MEM_ROOT layout and init_alloc_root() as they are, with no store and
+  no member on the paths that create a MEM_ROOT for every statement.
   Debug builds name each root after the init_alloc_root() call site, so the
   hundreds of callers need no change, and the DBUG traces of init, alloc and
   free show which root they are about.

@@ -21,12 +21,12 @@
 #include <stddef.h>
 
 #ifdef DBUG_OFF
-/* Release builds: MEM_ROOT ends with psi_key exactly as upstream's, so its
+/* Release builds: MEM_ROOT has no name and ends with psi_key, so its
    size is that of the members up to psi_key, rounded to its alignment. */
 _Static_assert(sizeof(MEM_ROOT) ==
                MY_ALIGN(offsetof(MEM_ROOT, psi_key) + sizeof(PSI_memory_key),
                         _Alignof(MEM_ROOT)),
-               "release MEM_ROOT must keep upstream's layout");
+               "a release MEM_ROOT keeps the layout without a name");
 #else
 _Static_assert(offsetof(MEM_ROOT, name) >
                offsetof(MEM_ROOT, psi_key), "debug MEM_ROOT carries a name");

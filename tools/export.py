@@ -504,12 +504,10 @@ def feature_message(plan, ft, rev, unit=True):
     if ft.mtr:
         tests.append(wrap("mtr: " + ", ".join(f"purgelab.{t}" for t in ft.mtr) + "."))
     if ft.unit and unit:
-        tests.append(wrap("Unit tests (googletest, built by the purgelab superbuild, not by "
-                          "this tree's CMake): " + ", ".join(ft.unit) + "."))
+        tests.append(wrap("Unit tests (googletest, under unittest/purgelab, which this "
+                          "tree's CMake does not build): " + ", ".join(ft.unit) + "."))
     if tests:
         parts.append("Tests:\n" + "\n".join(tests))
-    parts.append(wrap(f"purgelab {rev[:12]}: " + ", ".join(ft.patches or ["no patch"]) +
-                      (f"; {len(plan.feature_files(ft, unit))} files" if plan.feature_files(ft, unit) else "") + "."))
     return "\n\n".join(parts) + "\n"
 
 
@@ -650,6 +648,8 @@ def export(repo, rev, pristine, out, branch=None, format_patch=None, unit=True,
         tip = resolved[parent]
         git("update-ref", f"refs/heads/{branch}", tip, git_dir=out)
         git("symbolic-ref", "HEAD", f"refs/heads/{branch}", git_dir=out)
+        # the fork's revision, which the commit messages do not carry
+        git("config", f"branch.{branch}.purgelab-revision", commit, git_dir=out)
 
         later, _ = plan.dependency_report()
         log(summary(out, branch, base, tip, plan, later))

@@ -285,7 +285,14 @@ class ToyExportTest(unittest.TestCase):
         self.assertIn("- not clean for a reason", msg)
         self.assertIn("mtr: purgelab.beta_test.", msg)
         self.assertIn("unittest/purgelab/beta-t.cc", msg)
-        self.assertIn("0002-b.patch, 0003-c.patch", msg)
+        # the fork's patch names and revision are no part of a message for
+        # upstream; the export's config keeps the revision
+        self.assertNotIn("0002-b.patch", msg)
+        self.assertNotIn("purgelab ", msg.replace("purgelab export note", "")
+                         .replace("purgelab.beta_test", "").replace("unittest/purgelab", ""))
+        rev = self.git("config", "branch.%s.purgelab-revision" % self.git(
+            "symbolic-ref", "--short", "HEAD", git_dir=self.out), git_dir=self.out)
+        self.assertRegex(rev, r"^[0-9a-f]{40}$")
         self.assertIn("Alpha does a.\n\nSecond paragraph.", self.log("%B", "HEAD~2..HEAD~1"))
 
     def test_again_the_same_commits_and_format_patch(self):

@@ -335,8 +335,8 @@ TEST(AdaptiveThrottle, PacesAroundTheTarget)
   EXPECT_LT(limit_after(11000), at_10500) << "it tightens";
   EXPECT_GT(limit_after(5001), 1000u);
   /* the law is in force exactly while x > ENGAGE T: at half the target it
-  is off even while the rate limit holds connections back (the law before
-  open_bound stayed on while connections waited) */
+  is off even while the rate limit holds connections back; connections
+  that wait do not keep it on */
   EXPECT_EQ(0u, limit_after(5000))
     << "off at half the target, however many wait";
   EXPECT_FALSE(d.c.in_force());
@@ -834,7 +834,7 @@ TEST(AdaptiveThrottle, HoldsTheTargetWhenPurgeCompetesForCpu)
 }
 
 /* Purge whose progress shows in the history length only every 3 seconds, in
-one step (on the server, steps of about 2 seconds of commits were seen): the
+one step (undo log truncation frees what purge parsed in steps): the
 purge rate must not be estimated from the rises alone.  Steps longer than
 the target's worth of commits cannot be held by any throttle. */
 TEST(AdaptiveThrottle, HoldsTheTargetWhenHistoryFallsInSteps)
@@ -854,8 +854,8 @@ TEST(AdaptiveThrottle, HoldsTheTargetWhenHistoryFallsInSteps)
 }
 
 /* Purge's capacity drops to a third while the throttle holds the target,
-as on the server when a backlog caught up in large batches gives way to
-small ones, or the DML moves to tables whose purge costs more: the
+as when a backlog caught up in large batches gives way to small ones,
+or the DML moves to tables whose purge costs more: the
 controller sees the drop in what purge parses, without waiting for the
 history to show it, and holds the target again. */
 TEST(AdaptiveThrottle, FollowsADropOfPurgeCapacity)
@@ -866,8 +866,8 @@ TEST(AdaptiveThrottle, FollowsADropOfPurgeCapacity)
   const uint64_t target= 10000;
   const sim_result r= simulate(w, target, 90);
   /* the history grows by what purge no longer removes (20,000/s) for at
-  most 0.4 s; a purge rate estimated from the history length over 2 s let
-  it grow past 25,000 */
+  most 0.4 s: the controller follows what purge parses over TAU_RATE, not
+  the history length */
   const std::vector<double> after(r.history.begin() + 3000, r.history.end());
   EXPECT_LE(pct(after, 100), target + 0.4 * 20000);
   EXPECT_LE(pct(tail(r.history, 3000), 95), 1.1 * target);
@@ -876,7 +876,7 @@ TEST(AdaptiveThrottle, FollowsADropOfPurgeCapacity)
 
 namespace
 {
-/* A saturated server, thread by thread, as 256 sysbench threads on 2 cores:
+/* A saturated server, thread by thread, with 256 client threads:
  - it completes at most max_tps transactions per second, shared by the
    threads that run one (a thread alone takes trx_us); delaying a few
    threads does not lower its commit rate, they only queue less;
@@ -1012,13 +1012,12 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
 }
 } // namespace
 
-/* The controller that chose a delay by the ratio of measured to wanted
-commit rate stopped this server for whole 0.1 s intervals (no commit at
-all), then let it run free, and its history p95 was 17,500: a delay
-shorter than the time a thread queues has no effect, so it grew 4x per
-update until it stopped nearly every thread.  A limit that followed every
-rise of purge's rate within 0.5 s still let the commit rate swing from a
-tenth of its mean to full speed. */
+/* On a saturated server (simulate_saturated()) a delay shorter than the
+time that a thread queues anyway has no effect, and a limit that follows
+every short rise of purge's rate makes the commit rate swing: the law must
+hold the history with a commit rate that stays near its mean, without
+intervals in which nothing commits, rather than stop the server and then
+let it run free. */
 TEST(AdaptiveThrottle, SmoothOnASaturatedServer)
 {
   const uint64_t target= 10000;
@@ -1029,7 +1028,7 @@ TEST(AdaptiveThrottle, SmoothOnASaturatedServer)
   purge's rate, at least 1,600/s here), and at most one 0.1 s in a hundred
   less than a quarter of the mean (the law cuts the rate to its floor for
   a moment where the history peaks over the target before a truncation
-  step: one such 0.1 s at 0.12 of the mean in this run) */
+  step) */
   EXPECT_GE(*std::min_element(commits.begin(), commits.end()),
             0.1 * adaptive_controller::MIN_SHARE * 1600);
   EXPECT_LE(std::count_if(commits.begin(), commits.end(),
@@ -1045,9 +1044,9 @@ TEST(AdaptiveThrottle, SmoothOnASaturatedServer)
   last step, 0.5 s apart, which no bound on open transactions speeds up
   here: it passes its share only for moments before a step, and the bound
   then comes in at the 256 that want in and moves by a factor e per TAU at
-  most, so it never reaches the server's saturation point (20), where the
-  law before this one held its window (this one does not seek the
-  throughput's peak): the throughput above is the rate limit's */
+  most, so it never reaches the server's saturation point (20): the law
+  does not seek the throughput's peak, and the throughput above is the
+  rate limit's */
   unsigned least= ~0U, in_force= 0;
   for (unsigned k : r.bound)
     if (k)

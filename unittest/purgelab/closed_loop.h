@@ -50,7 +50,7 @@ at all), with an injected clock (closed_loop-t.cc):
    limit, not only the bound, held connections back;
  - noise: optionally, the commit rate times a random factor, uniform, of
    mean 1, drawn every noise_period (a fixed seed), as the per-second
-   throughput swings (+-10% on uniform rows, more on hot rows). */
+   throughput of a real load swings, more on hot rows than on uniform ones. */
 
 #ifndef purgelab_closed_loop_h
 #define purgelab_closed_loop_h
@@ -74,7 +74,7 @@ struct plant_params
   /** the law's floor, as a share of purge's rate (for the tests' bounds) */
   static constexpr double MIN_RATE_SHARE= adaptive_controller::MIN_SHARE;
   /** transactions that a purge batch parses (innodb_purge_batch_size
-  pages hold a few hundred of them on the loads measured) */
+  pages hold a few hundred small transactions) */
   static constexpr double BATCH= 300;
   static constexpr double N_RSEGS= 128;
 
@@ -106,8 +106,7 @@ struct plant_params
   std::vector<std::pair<double, double>> load_steps;
   /** connections that run a transaction when the gate closes stay until
   it commits, holding no ticket, while the gate lets others in beside
-  them (on hot rows they stayed for seconds); false: the connections
-  inside follow the gate at once */
+  them; false: the connections inside follow the gate at once */
   bool crowd= false;
   /** start from an empty history, however long the target takes to reach
   (the sweep's unthrottled reference of the steady state) */
@@ -545,7 +544,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
   return r;
 }
 
-/** The sweep's worst cases per region, printed for the design note:
+/** The sweep's worst cases per region, printed:
 by purge capacity (1e3 to 1e6 a second), and by what the unthrottled plant
 does: its history stays under T (the law must cost nothing), it does not
 and the target is holdable (the law must hold it), or the target is under
@@ -617,11 +616,11 @@ struct sweep_report
   }
 };
 
-/** A recorded run's plant, as its unthrottled arm measured it */
+/** A plant fitted to a measured load (calibrated_runs()) */
 struct calibrated
 {
   const char *run;
-  /** the recorded run's load phase, seconds */
+  /** the measured load phase, seconds */
   double seconds;
   plant_params plant;
 };

@@ -61,7 +61,7 @@ TEST(RsegDrain, WithholdsBusySegmentsFromTheCursorUpToTheWidth)
 TEST(RsegDrain, LeavesSegmentsThatOthersWithhold)
 {
   rseg_drain d;
-  /* upstream's purge_sys.skipped_rseg, or undo tablespace truncation */
+  /* purge_sys.skipped_rseg's rotation, or undo tablespace truncation */
   EXPECT_EQ(rseg_drain::KEEP, d.visited({0, true, true, true, false}, 4));
   EXPECT_EQ(0u, d.withheld());
   EXPECT_EQ(1u, d.cursor());
@@ -273,7 +273,7 @@ struct truncation_model
   rseg_drain drain;
   unsigned next_slot= 0;
   unsigned tick= 0;
-  /* upstream's rule, for width 0: one segment at a time */
+  /* purge_sys.skipped_rseg's rule, for width 0: one segment at a time */
   unsigned skipped= 0;
   /* what the model observed */
   uint64_t history_sum= 0, samples= 0;
@@ -332,7 +332,7 @@ struct truncation_model
       }
       if (!width && !drain.withheld())
       {
-        /* upstream: purge_sys.skipped_rseg and rseg_enable() */
+        /* purge_sys.skipped_rseg and rseg_enable() */
         if (busy && !freed && !r.skip && i == skipped)
           r.skip= true;
         else if (freed && r.skip && i == skipped)
@@ -401,7 +401,7 @@ TEST(RsegDrainModel, WideDrainKeepsUpWhereUpstreamsRotationCannot)
   truncation_model drain16(16, 256);
   drain16.run(6000);
 
-  /* 64 commits per tick; upstream frees one segment per two passes, so a
+  /* 64 commits per tick; the rotation frees one segment per two passes, so a
   segment piles up about 256 passes = 768 ticks of its 1/128 share of the
   commits: a mean of about 64 * 768 / 2 = 24,576 */
   EXPECT_GT(upstream.mean_history(), 15000.0);
@@ -428,7 +428,7 @@ TEST(RsegDrainModel, DrainHandsEverySegmentBackWhenSwitchedOff)
   m.width= 0;
   m.run(30);
   EXPECT_EQ(0u, m.drain.withheld());
-  /* only upstream's one segment may be withheld now */
+  /* only the rotation's one segment may be withheld now */
   for (unsigned i= 0; i < N; i++)
     EXPECT_TRUE(!m.rsegs[i].skip || i == m.skipped) << "rseg " << i;
   EXPECT_FALSE(m.released_referenced);

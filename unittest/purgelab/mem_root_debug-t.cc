@@ -37,9 +37,9 @@ extern "C" void init_alloc_root_named(PSI_memory_key, MEM_ROOT *root, size_t,
   last_name= name;
 }
 
-/* Upstream's st_mem_root (include/my_alloc.h of 10.11.18) followed by the
-name that patch 0001 adds in debug builds, laid out by this compiler for
-this target: no size of any one ABI is assumed. */
+/* st_mem_root's members without the name, followed by the name that
+debug builds add, laid out by this compiler for this target: no size of
+any one ABI is assumed. */
 struct named_mem_root
 {
   USED_MEM *free;

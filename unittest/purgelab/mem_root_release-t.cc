@@ -14,7 +14,8 @@
    Foundation, Inc., 51 Franklin St, Fifth Floor, Boston, MA 02110-1335  USA */
 
 
-/* MEM_ROOT as a release build (DBUG_OFF) sees it: upstream's layout */
+/* MEM_ROOT as a release build (DBUG_OFF) sees it: the layout without a
+name */
 
 #include <my_global.h>
 #include <my_sys.h>
@@ -26,10 +27,9 @@
 # error "this file must be compiled with DBUG_OFF"
 #endif
 
-/* Upstream's st_mem_root (include/my_alloc.h of 10.11.18, before patch 0001):
-the same members in the same order, without the debug-only name.  Compiled
-by the same compiler for the same target, so that its layout is upstream's
-on any ABI. */
+/* st_mem_root as include/my_alloc.h declares it without the debug-only
+name: the same members in the same order.  Compiled by the same compiler
+for the same target, so that the comparison holds on any ABI. */
 struct upstream_mem_root
 {
   USED_MEM *free;
@@ -88,7 +88,7 @@ TEST(MemRootRelease, InitAllocRootIsThePlainFunction)
 #ifdef my_root_name
   FAIL() << "my_root_name must not exist in release builds";
 #endif
-  /* upstream's signature, no extra argument */
+  /* the plain signature, no extra argument */
   const bool upstream_signature=
     std::is_same<decltype(&init_alloc_root),
                  void (*)(PSI_memory_key, MEM_ROOT *, size_t, size_t, myf)>::value;

@@ -80,8 +80,8 @@ TEST(Coupling, CoordinatorStaysWhileThrottlingOnlyWhenCoupled)
 TEST(Coupling, CoupledTermReachableWhenABatchFoundNothing)
 {
   /* The term must not depend on the delay published after the batch: coupled,
-  that is 0 whenever the batch found nothing, which made the term dead. What
-  counts is whether DML is throttled (history over the lag). */
+  that is 0 whenever the batch found nothing, so the term could never hold.
+  What counts is whether DML is throttled (history over the lag). */
   const uint64_t histories[]= {50000, 5000000};
   for (uint64_t history : histories)
   {

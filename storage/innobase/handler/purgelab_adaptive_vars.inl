@@ -54,7 +54,7 @@ static TYPELIB purge_throttle_typelib= {
 static MYSQL_SYSVAR_ENUM(purge_throttle, innodb_purge_throttle,
   PLUGIN_VAR_RQCMDARG,
   "How DML is delayed when the purge lags behind innodb_max_purge_lag:"
-  " formula (upstream's: a per-row delay growing with the history length,"
+  " formula (a per-row delay growing with the history length,"
   " capped by innodb_max_purge_lag_delay) or adaptive (a feedback controller"
   " that holds the history near innodb_max_purge_lag by limiting the rate"
   " of read-write transactions: a connection waits for its turn where it"

@@ -30,9 +30,11 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   "How many rollback segments undo log truncation may withhold from new"
   " transactions at once, so that it can free the history of transactions"
   " that purge has processed while more transactions run than there are"
-  " rollback segments. 0 keeps upstream's rotation of one segment at a time."
-  " The adaptive throttle withholds up to 64 while it is in force (the"
-  " history over half of innodb_max_purge_lag), whatever this says",
+  " rollback segments. 0 withholds one segment at a time, in turn. The"
+  " adaptive throttle withholds up to 64 while its bound on open"
+  " transactions is in force, or while the history that waits for"
+  " truncation, with the transactions open, exceeds its share of"
+  " innodb_max_purge_lag, whatever this says",
   NULL, NULL, 0, 0, purge_throttle::rseg_drain::MAX_WIDTH, 0);
 
 #define PURGELAB_DRAIN_SYSTEM_VARIABLES                                 \

@@ -57,7 +57,13 @@ static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
   which signals nothing and sets no kill level */
   const bool replica= thd_is_slave(thd);
   if (replica && !innodb_purge_throttle_replica)
+  {
+    /* an applier that the throttle does not hold owes no wait and keeps
+    no ticket: its commits noted one (purge_throttle_trx_ended()) */
+    if (trx)
+      purge_throttle_connection_end(trx->throttle);
     return;
+  }
   /* a connection's first transaction: its place at the gate, and
   innobase_kill_query() for it, need its trx_t */
   if (!trx)
@@ -66,7 +72,7 @@ static void purgelab_wait_point(handlerton *, THD *thd, bool may_write)
                             replica ? ha_wait_point_abort : nullptr);
 }
 
-/** Start the fork's throttle (innodb_init(), before srv_start()): its latch,
+/** Start the adaptive throttle (innodb_init(), before srv_start()): its latch,
 and the handlerton's wait_point, at which a connection meets the gate,
 armed if the startup settings give a target */
 static void purgelab_init()

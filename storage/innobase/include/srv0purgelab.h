@@ -19,9 +19,9 @@ this program; if not, write to the Free Software Foundation, Inc.,
 
 /**************************************************//**
 @file include/srv0purgelab.h
-The MDEV-29401 coupling of the purge lag throttle to purge
-(innodb_purge_coupled_throttle): its switch, its counters, and the
-functions that its hooks in upstream InnoDB code call.
+The coupling of the purge lag throttle to purge
+(innodb_purge_coupled_throttle): its switch, its counters, and the functions
+that trx_purge(), row_mysql_delay_if_needed() and the purge coordinator call.
 *******************************************************/
 
 #ifndef srv0purgelab_h
@@ -30,18 +30,19 @@ functions that its hooks in upstream InnoDB code call.
 #include "univ.i"
 #include "my_counter.h"
 
-/** innodb_purge_coupled_throttle: MDEV-29401 coupling of the DML delay to
-purge (default ON); OFF restores the uncoupled semantics */
+/** innodb_purge_coupled_throttle: couple the DML delay to purge (default
+ON); OFF: the formula's delay whether or not purge progresses, no wake-up
+of the coordinator by delayed DML, no poll */
 extern my_bool innodb_purge_coupled_throttle;
 
-/** Counters of the purge lag throttle (INNODB_METRICS module
-purge_throttle), written only by DML threads that are being delayed and by
-the purge coordinator */
+/** Counters of the purge lag throttle, written only by the threads that
+it delays and by the purge coordinator; they only grow, and are read
+without a latch */
 struct purge_throttle_stats_t
 {
-  /** rows whose DML was delayed (innodb_purge_throttle=formula) */
+  /** rows whose DML was delayed by srv_dml_needed_delay */
   Atomic_counter<ulonglong> delayed_rows;
-  /** microseconds slept by delayed DML */
+  /** microseconds that delayed DML waited */
   Atomic_counter<ulonglong> delayed_usec;
   /** times a delayed DML thread found the purge coordinator idle, woke it */
   Atomic_counter<ulonglong> dml_wakeups;
@@ -68,8 +69,8 @@ one that handled n_pages (rather than go idle).  If it found nothing to
 purge while DML is throttled, it goes idle and is to look again after a
 poll interval (purge_throttle_coordinator_idle()).
 @param n_pages     undo log pages that the batch handled
-@param throttling  DML is being throttled now: the history exceeds the
-                   point from which the selected throttle acts */
+@param throttling  DML is being throttled now: the throttle acts on the
+                   current history (not merely on the last batch's delay) */
 bool purge_throttle_continues(size_t n_pages, bool throttling) noexcept;
 
 /** purge_throttle_continues() with the formula's throttling: its delay

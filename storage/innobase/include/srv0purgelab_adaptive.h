@@ -21,8 +21,8 @@ this program; if not, write to the Free Software Foundation, Inc.,
 /**************************************************//**
 @file include/srv0purgelab_adaptive.h
 The adaptive purge throttle (innodb_purge_throttle=adaptive): its
-variables and counters, and the functions that its hooks in upstream
-InnoDB code call.
+variables and counters, and the functions that purge, transaction commit
+and ha_innodb.cc call.
 *******************************************************/
 
 #ifndef srv0purgelab_adaptive_h
@@ -109,13 +109,13 @@ bool purge_throttle_adaptive_continues(size_t n_pages, size_t history)
   noexcept;
 
 /** The purge coordinator found the history empty (in place of
-purge_throttle_no_history(), which it calls): no commit rate limit
-either. */
+purge_throttle_no_history(), which it calls): no commit rate limit either;
+a bound on open transactions stays only while it answers to the history. */
 void purge_throttle_adaptive_no_history() noexcept;
 
-/** @return how many rollback segments undo log truncation is to withhold
-at once for the adaptive throttle (adaptive_controller::drain_width() of
-its last evaluation; 0 in the formula mode) */
+/** @return how many rollback segments the adaptive throttle asks undo log
+truncation to withhold at once (adaptive_controller::drain_width() of its
+last evaluation; 0 in the formula mode) */
 uint purge_throttle_adaptive_drain_width() noexcept;
 
 /** Adaptive mode, at the commit of a read-write transaction: wake the purge
@@ -132,14 +132,16 @@ a setting and shutdown; read relaxed. */
 extern purge_throttle::arming purge_throttle_armed;
 
 /** Tell the server whether InnoDB wants its handlerton::wait_point called
-(ha_wait_point_want()); defined in handler/purgelab_vars.inl.  Called at
-each change of purge_throttle_armed, with purge_throttle_sys's latch held.
+(ha_wait_point_want()); defined in handler/purgelab_adaptive_vars.inl.
+Called at each change of purge_throttle_armed, with purge_throttle_sys's
+latch held.
 @param want  the adaptive throttle has a target */
 void innobase_wait_point_want(bool want) noexcept;
 
 /** After a read-write transaction committed its undo log to the history:
-while the adaptive throttle has a target, make sure that purge runs once the history nears the
-target, rather than sleep up to a second while DML piles it up.
+while the adaptive throttle has a target, make sure that purge runs once
+the history nears the target, rather than sleep up to a second while DML
+piles it up.
 Called before the transaction releases its locks: must not sleep.
 @param rseg_history  history length of its rollback segment */
 inline void purge_throttle_after_commit(size_t rseg_history) noexcept

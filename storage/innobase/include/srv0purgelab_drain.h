@@ -32,7 +32,8 @@ struct trx_rseg_t;
 
 /** innodb_purge_drain_rsegs: how many rollback segments undo log truncation
 may withhold from new transactions at once, so as to free their history
-(0: upstream's rotation of one at a time) */
+(0: purge_sys.skipped_rseg's rotation of one at a time, and the drain
+only while the adaptive throttle widens it) */
 extern uint innodb_purge_drain_rsegs;
 
 /** After undo log truncation visited a rollback segment
@@ -42,8 +43,8 @@ purge_drain_width() says (include/trx0drain.h).
 @param rseg  rollback segment
 @param busy  the visit stopped at history that purge has processed but
              that it could not free
-@return whether the fork's drain withholds or withheld the segment; if
-not, upstream's purge_sys.skipped_rseg rotation applies to it */
+@return whether the drain withholds or withheld the segment; if not, the
+purge_sys.skipped_rseg rotation applies to it */
 bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept;
 
 /** @return how many rollback segments the drain may withhold at once:

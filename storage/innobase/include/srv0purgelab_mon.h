@@ -20,9 +20,9 @@ this program; if not, write to the Free Software Foundation, Inc.,
 @file include/srv0purgelab_mon.h
 The purge_throttle module of INNODB_METRICS: the purge throttle's internal
 counters, which an operator rarely reads (SHOW STATUS keeps what one does).
-Only macros, so that srv0mon.h can include it before monitor_id_t.  The
-adaptive throttle and the rollback segment drain list their counters of
-the module likewise (srv0purgelab_adaptive_mon.h, srv0purgelab_drain_mon.h).
+Only macros, so that srv0mon.h can include it before monitor_id_t.  A
+header that adds counters to the module lists them in the same way, and
+srv0mon.h and srv0mon.cc expand its list after this one.
 
 PURGE_THROTTLE_MONITORS(X) calls X(id, name, type, description) once per
 counter: srv0mon.h lists the ids in monitor_id_t after
@@ -45,10 +45,10 @@ counters, on from startup.
 #define PURGE_THROTTLE_MONITORS(X)					\
   X(MONITOR_PURGE_DML_DELAYED_ROWS, "purge_dml_delayed_rows",		\
     PURGE_THROTTLE_MON_COUNT,						\
-    "Rows whose DML the formula throttle delayed")			\
+    "Rows of DML that the per-row delay held")			\
   X(MONITOR_PURGE_DML_DELAY_TOTAL_USEC, "purge_dml_delay_total_usec",	\
     PURGE_THROTTLE_MON_COUNT,						\
-    "Microseconds that either throttle delayed DML, in total")		\
+    "Microseconds that DML waited for the purge throttle, in total")		\
   X(MONITOR_PURGE_DML_WAKEUPS, "purge_dml_wakeups",			\
     PURGE_THROTTLE_MON_COUNT,						\
     "Times a delayed connection woke the idle purge coordinator")	\

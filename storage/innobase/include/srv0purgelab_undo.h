@@ -37,8 +37,8 @@ compact UNDO_INIT record (default ON), or with generic writes (OFF) */
 extern my_bool innodb_undo_log_compact_init;
 
 /** Undo log pages initialised since startup, by the redo record written:
-UNDO_INIT (innodb_undo_log_compact_init=ON) or generic writes (OFF), so
-that redo measurements know how many page creations they contain */
+UNDO_INIT (innodb_undo_log_compact_init=ON) or generic writes (OFF); each
+trx_undo_page_init_logged() adds one to exactly one of them */
 extern Atomic_counter<ulonglong> undo_pages_init_compact;
 extern Atomic_counter<ulonglong> undo_pages_init_generic;
 /** UNDO_INIT records that crash recovery applied since startup (counted

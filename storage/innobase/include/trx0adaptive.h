@@ -35,6 +35,7 @@ srv0purgelab_adaptive.cc applies it to the server.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "trx0throttle.h"
 
@@ -49,12 +50,17 @@ constexpr size_t CACHE_LINE= CPU_LEVEL1_DCACHE_LINESIZE;
 constexpr size_t CACHE_LINE= 64;
 #endif
 
+/** The least doubles that do not convert to uint64_t and int64_t (2^64 and
+2^63, which the maxima round to): results at or past them saturate */
+constexpr double U64_END= double(std::numeric_limits<uint64_t>::max()),
+  I64_END= double(std::numeric_limits<int64_t>::max());
+
 /** The bound on the read-write transactions that run at once while the
 adaptive throttle is in force.  Open transactions keep undo log truncation
-from freeing the rollback segments they reference, and on hot rows they
-slow purge's parse as well: W drains the history that the commit rate
-cannot.  It integrates a relative error g of that history in the log
-domain:
+from freeing the rollback segments they reference, and past a point more
+of them on the same rows slow purge's parse: W drains the history that
+the commit rate cannot.  It integrates a relative error g of that history
+in the log domain:
 
   d ln W / dt = clamp(g, -1, 1) / TAU,   1 <= W <= want
 
@@ -62,9 +68,9 @@ It comes into force at W = want (no step) once g < 0, and lapses once W
 is back at want with g >= 0: it binds only while the error lasts.  There
 `want` is the most connections that wanted in since W came into force:
 fewer wanting in for a moment (they wait for a CPU in the client) leaves
-W slack, not smaller, and is no room to lapse on.  The drain of rollback
-segments (rseg_drain) is in force with it.  No latch: the purge
-coordinator alone calls it. */
+W slack, not smaller, and is no room to lapse on.  While it is in force
+the controller asks for a drain of rollback segments too (drain_width()).
+No latch: the purge coordinator alone calls it. */
 class open_bound
 {
 public:
@@ -108,7 +114,9 @@ public:
   /** @return the bound, connections (0: none) */
   unsigned size() const noexcept
   {
-    return m_w <= 0 ? 0 : m_w >= 4e9 ? ~0U : unsigned(std::ceil(m_w));
+    return m_w <= 0 ? 0
+      : m_w >= double(std::numeric_limits<unsigned>::max()) ? ~0U
+      : unsigned(std::ceil(m_w));
   }
 
 private:
@@ -120,8 +128,8 @@ private:
 
 /** The gate counts the transactions that it let in with a ticket; those let
 in without one (by the commit rate alone, or before any limit was in
-force) run beside them, and on hot rows they stay for seconds.  So that W
-bounds every read-write transaction open, they count against it.
+force) run beside them for as long as they last, which no ticket bounds.
+So that W bounds every read-write transaction open, they count against it.
 @param w        the bound W (0: none)
 @param open     read-write transactions open now
 @param tickets  tickets out
@@ -134,7 +142,7 @@ constexpr unsigned ticket_bound(unsigned w, uint64_t open, uint64_t tickets)
     : w > open - tickets ? unsigned(w - (open - tickets)) : 1;
 }
 
-/** The fork's adaptive throttle (innodb_purge_throttle=adaptive): holds
+/** The adaptive throttle (innodb_purge_throttle=adaptive): holds
 the history length at a target T (innodb_max_purge_lag) with two
 actuators, each answering to the part of the history that it drains.
 The purge coordinator evaluates it after each batch (update());
@@ -160,7 +168,7 @@ admits what purge parses, and the integral removes what r misses.  W, the
 transactions let in at once, drains what C cannot: what waits for
 truncation, which frees only rollback segments that no open transaction
 references, and what transactions let in before keep committing over
-the target once C is at its floor (on hot rows a crowd of them also
+the target once C is at its floor (a crowd of them on the same rows also
 slows purge's parse).  It is slack unless p exceeds what the unparsed
 part leaves of T, or, x over T, u does not fall with C at its floor:
 then it drops at once to the transactions open that would commit at C,
@@ -171,13 +179,12 @@ open, with a ticket or without (ticket_bound()).  What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
 parsing, and the history of the rollback segments written since it was
 opened, which truncation may not free while it holds.  No throttle
-removes that (MDEV-29401).
-Rationale and measurements: docs/adaptive-throttle.md. */
+removes that: output() leaves it out (MDEV-29401). */
 class adaptive_controller
 {
 public:
-  /** Share of the target over which the law is in force (and the drain of
-  rollback segments widens, the coordinator polls).
+  /** Share of the target over which the commit rate limit is in force
+  (and the coordinator looks again rather than go idle).
   Under it the limit would exceed r + T / (2 TAU): none that a load whose
   history stays under T needs, and not worth a latch per transaction. */
   static constexpr double ENGAGE= 0.5;
@@ -228,7 +235,7 @@ public:
   static uint64_t wake_margin(double rate) noexcept
   {
     const double m= rate * double(POLL_MAX) * 1e-6;
-    return m < 1.8e19 ? uint64_t(m) : ~uint64_t{0};
+    return m < U64_END ? uint64_t(m) : ~uint64_t{0};
   }
 
   /** @return the history over which a commit wakes an idle purge
@@ -415,16 +422,15 @@ public:
                                              e * dt / (tau * tau_i)));
     const double c= std::max(floor, m_rate + e / tau + m_integral);
     m_floor= c <= floor;
-    return m_limit= c >= 1.8e19 ? ~uint64_t{0} >> 1
+    return m_limit= c >= U64_END ? ~uint64_t{0} >> 1
       : std::max(uint64_t{1}, uint64_t(c));
   }
 
-  /** How many rollback segments undo log truncation may withhold at once
-  (rseg_drain): like the bound, it drains the truncation-pending history,
-  from p and the transactions open over p's share, and while the bound is
-  in force.
-  @return the least width to apply (innodb_purge_drain_rsegs may ask for
-  more) */
+  /** How many rollback segments undo log truncation may withhold at once:
+  like the bound, it drains the truncation-pending history, from p and the
+  transactions open over p's share, and while the bound is in force.
+  @return the least width to apply (0 or DRAIN_WIDTH; a configured width
+  may be larger) */
   unsigned drain_width() const noexcept
   { return m_bound.in_force() || m_drain ? DRAIN_WIDTH : 0; }
 
@@ -444,7 +450,7 @@ public:
   int64_t error() const noexcept
   {
     const double d= double(m_x) - double(m_target);
-    return d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : int64_t(d);
+    return d >= I64_END ? INT64_MAX : d <= -I64_END ? INT64_MIN : int64_t(d);
   }
 
   /** Whether a thread that committed a read-write transaction is paced.

@@ -27,13 +27,13 @@ only while no transaction references that rollback segment.  Transactions
 take the 128 rollback segments in turn, so with more concurrent writers than
 about 128 nearly every rollback segment is referenced at every truncation
 pass, and the history length keeps counting transactions that purge has
-long finished with.  Upstream breaks the deadlock one rollback segment at a
-time: it withholds the segment at purge_sys.skipped_rseg from new
-transactions until a pass frees its history, then moves on to the next.
-That rotation takes two passes per rollback segment, 256 passes in all, and
-each rollback segment piles up history for that long.
+long finished with.  purge_sys.skipped_rseg breaks the deadlock one rollback
+segment at a time: it withholds that segment from new transactions until a
+pass frees its history, then moves on to the next.  That rotation takes
+two passes per rollback segment, 256 passes in all, and each rollback
+segment piles up history for that long.
 
-The fork withholds up to innodb_purge_drain_rsegs rollback segments at
+The drain withholds up to innodb_purge_drain_rsegs rollback segments at
 once, taken in turn by a cursor, and gives each back as soon as a pass
 found it drained (nothing left that purge has processed) and unreferenced.
 
@@ -167,8 +167,9 @@ public:
 
   /** @return how many rollback segments are withheld */
   unsigned withheld() const noexcept { return unsigned(m_withheld.count()); }
-  /** @return how many others (undo tablespace truncation, upstream's
-  rotation) withhold: the more of the last pass and of this one so far */
+  /** @return how many others (undo tablespace truncation, the
+  skipped_rseg rotation) withhold: the more of the last pass and of this
+  one so far */
   unsigned others() const noexcept
   { return std::max(m_others_last, m_others_now); }
   /** @return whether a rollback segment is withheld */
@@ -200,7 +201,7 @@ private:
 };
 
 /** What undo log truncation passes found and what the drain did, for
-SHOW STATUS.  Fed with every visit of a rollback segment, in the order of
+INNODB_METRICS.  Fed with every visit of a rollback segment, in the order of
 the visits (index order within a pass; a visit of an index not above the
 previous one starts a new pass), by the one thread that runs truncation. */
 class truncation_tally

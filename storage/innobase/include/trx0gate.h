@@ -110,8 +110,7 @@ inline point_action at_point(const connection &c, bool may_write,
 what it keeps for the next transaction.
 @param c             the connection's place (admitted is cleared)
 @param wrote_commit  the transaction wrote a commit record
-@param throttling    the adaptive throttle has a target (and applies to the
-                     connection) */
+@param throttling    the adaptive throttle has a target */
 inline void trx_ended(connection &c, bool wrote_commit, bool throttling)
   noexcept
 {

@@ -23,11 +23,11 @@ coupling to purge.
 
 When the purge of committed transaction history falls behind
 (history length above innodb_max_purge_lag), DML threads are delayed
-per row so that purge can catch up.  MDEV-29401 coupled that delay to
-purge itself: a delayed thread wakes the purge coordinator, the delay
-applies only while purge makes progress, and the coordinator does not
-go idle while throttling.  innodb_purge_coupled_throttle=OFF restores the
-uncoupled (pre-MDEV-29401) semantics for A/B measurements.
+per row so that purge can catch up.  With innodb_purge_coupled_throttle
+the delay is coupled to purge: a delayed thread wakes the purge
+coordinator, the delay applies only while purge makes progress, and a
+coordinator whose batch found nothing while DML is throttled looks again
+after poll_interval().  Without it, none of the three holds.
 
 Nothing here depends on InnoDB's state, so that it can be unit tested;
 srv0purgelab.cc applies it to the server.
@@ -43,9 +43,9 @@ srv0purgelab.cc applies it to the server.
 namespace purge_throttle
 {
 
-/** The per-row DML delay of upstream's formula (trx_purge() in 10.11.18):
-min(max_delay, 10000 * history / lag - 5000) microseconds once the history
-exceeds the lag, else 0.
+/** The per-row DML delay of innodb_max_purge_lag, as trx_purge() computes
+it: min(max_delay, 10000 * history / lag - 5000) microseconds once the
+history exceeds the lag, else 0.
 @param history    history length (committed transactions not purged)
 @param lag        innodb_max_purge_lag (0 = no throttling)
 @param max_delay  innodb_max_purge_lag_delay (0 = no throttling)
@@ -82,10 +82,10 @@ constexpr bool dml_wakes_purge(bool coupled) noexcept { return coupled; }
 /** Whether the purge coordinator keeps running after a batch.
 @param coupled      innodb_purge_coupled_throttle
 @param batch_pages  undo log pages the batch handled
-@param throttling   DML is being throttled: the history exceeds the point
-                    from which the selected throttle acts (not the delay
-                    published after this batch, which coupled is 0 when
-                    the batch found nothing)
+@param throttling   DML is being throttled: the throttle acts on the
+                    current history (not the delay published after this
+                    batch, which coupled is 0 when the batch found
+                    nothing)
 @return whether to run another batch rather than go idle */
 constexpr bool coordinator_continues(bool coupled, size_t batch_pages,
                                      bool throttling) noexcept
@@ -95,9 +95,12 @@ constexpr bool coordinator_continues(bool coupled, size_t batch_pages,
 
 /** Shortest and longest wait of the coordinator before it looks again
 after batches that found nothing to purge while DML is throttled, in
-microseconds: the wait doubles with each such batch, so that an old read
-view costs at most 1e6 / POLL_MAX wake-ups a second */
+microseconds: the wait doubles with each such batch and is POLL_MAX from
+the 5th on (POLL_MIN << 4 > POLL_MAX), so that an old read view costs at
+most 1e6 / POLL_MAX wake-ups a second */
 constexpr uint64_t POLL_MIN= 10000, POLL_MAX= 100000;
+static_assert((POLL_MIN << 3) < POLL_MAX && (POLL_MIN << 4) >= POLL_MAX,
+              "poll_interval() reaches POLL_MAX at the 5th empty batch");
 
 /** @return the coordinator's wait before it looks again, in microseconds
 @param empty_batches  consecutive batches that found nothing to purge */

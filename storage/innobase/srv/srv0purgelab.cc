@@ -19,9 +19,9 @@ this program; if not, write to the Free Software Foundation, Inc.,
 
 /**************************************************//**
 @file srv/srv0purgelab.cc
-The MDEV-29401 coupling of the purge lag throttle to purge (see
-srv0purgelab.h): the formula's delay, the purge coordinator's polls, the
-wake-ups and their counters.
+The coupling of the purge lag throttle to purge (see srv0purgelab.h):
+the formula's delay, the purge coordinator's polls, the wake-ups and
+their counters.
 *******************************************************/
 
 #include "srv0purgelab.h"
@@ -40,7 +40,8 @@ purge_throttle_stats_t purge_throttle_stats;
 coordinator touches them. */
 struct purge_throttle_poll_t
 {
-  /** consecutive batches that found nothing to purge */
+  /** consecutive batches that found nothing to purge, saturating at 64
+  (poll_interval() is POLL_MAX long before) */
   unsigned empty_batches= 0;
   /** milliseconds after which the idle coordinator is to look again
   (0: it is not to) */

@@ -45,7 +45,8 @@ which the purge coordinator runs, and its gate, at which connections wait.
 ulong innodb_purge_throttle= PURGE_THROTTLE_ADAPTIVE;
 my_bool innodb_purge_throttle_replica= FALSE;
 purge_throttle_adaptive_stats_t purge_throttle_adaptive_stats;
-purge_throttle::arming purge_throttle_armed;
+/* read on every commit: a cache line of its own */
+alignas(CPU_LEVEL1_DCACHE_LINESIZE) purge_throttle::arming purge_throttle_armed;
 
 #ifdef HAVE_PSI_INTERFACE
 static PSI_mutex_key purge_throttle_mutex_key;
@@ -64,7 +65,8 @@ static const char purge_throttle_wait_state[]= "Waiting for purge to catch up";
 
 /** A thread's waiter at the gate: constructed on the thread's first wait,
 with a condition of its own (waited for with purge_throttle_sys.mutex), and
-destroyed when the thread ends; a wait allocates nothing. */
+destroyed when the thread ends; a wait allocates nothing.  Only threads
+that run connections or replica appliers wait. */
 struct server_waiter : purge_throttle::gate_waiter
 {
   server_waiter() noexcept
@@ -98,9 +100,6 @@ struct purge_throttle_sys_t
   alignas(CPU_LEVEL1_DCACHE_LINESIZE) mysql_mutex_t mutex;
   /** the server is shutting down: nobody queues any more */
   bool closed= false;
-  /** mutex exists: set by purge_throttle_init() before any connection or
-  purge task, cleared by purge_throttle_deinit() after them all */
-  Atomic_relaxed<bool> initialised{false};
   /** read on every statement and commit, its hot atomics on cache lines
   of their own (purge_throttle::gate) */
   purge_throttle::gate gate;
@@ -109,11 +108,18 @@ struct purge_throttle_sys_t
   alignas(CPU_LEVEL1_DCACHE_LINESIZE)
   purge_throttle::adaptive_controller adaptive;
 
+  /** mutex exists: set by purge_throttle_init() before any connection or
+  purge task, cleared by purge_throttle_deinit() after them all (read by
+  every admission and leave; not on the mutex's cache line) */
+  alignas(CPU_LEVEL1_DCACHE_LINESIZE) Atomic_relaxed<bool> initialised{false};
   /** adaptive_controller::wake_margin() of the last evaluation, for
-  adaptive_controller::wake_level() at commit (read on every commit) */
-  alignas(CPU_LEVEL1_DCACHE_LINESIZE) Atomic_relaxed<uint64_t> wake_margin{0};
-  /** the drain width that the adaptive controller chose */
-  Atomic_relaxed<uint> adaptive_drain_width{0};
+  adaptive_controller::wake_level() at commit (read on every commit; the
+  coordinator writes it once per evaluation) */
+  Atomic_relaxed<uint64_t> wake_margin{0};
+
+  /** the drain width that the adaptive controller chose (written with the
+  members below after every purge batch) */
+  alignas(CPU_LEVEL1_DCACHE_LINESIZE) Atomic_relaxed<uint> adaptive_drain_width{0};
   /** purge_sys.tail.trx_no after the last purge batch */
   Atomic_relaxed<trx_id_t> parsed_trx_no{0};
   /** purge_sys.low_limit_no() of the last purge batch: purge may not parse
@@ -126,6 +132,7 @@ struct purge_throttle_sys_t
   last purge batch (adaptive_controller::view_holds()) */
   Atomic_relaxed<bool> view_moved{false};
 
+  /** for ut_ad(owns()): asserts that the caller holds mutex */
   bool owns() const noexcept
   {
     mysql_mutex_assert_owner(&mutex);
@@ -343,8 +350,8 @@ ulint purge_throttle_adaptive_after_batch(size_t n_pages, size_t history)
   /* The law acts on the history without what no throttle removes: what
   only the end of the oldest read view frees.  Of the rest, the rate
   answers to the whole and the bound on open transactions to what waits
-  for undo log truncation.  Uncoupled (pre-MDEV-29401), it acts on the
-  whole history. */
+  for undo log truncation.  With innodb_purge_coupled_throttle=OFF it acts
+  on the whole history. */
   const uint64_t x= !innodb_purge_coupled_throttle ? history
     : purge_throttle::adaptive_controller::output(history,
                                                   purge_view_held_trx());
@@ -352,6 +359,7 @@ ulint purge_throttle_adaptive_after_batch(size_t n_pages, size_t history)
                           x != 0);
   /* the batch runs now; purge_throttle_adaptive_continues() ends it */
   s.gate.batch_begins();
+  /* longer than a published limit lives (STALE, 1 s) */
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
                   std::this_thread::sleep_for
                   (std::chrono::milliseconds(1500)););
