@@ -490,7 +490,7 @@ def wrap(text, width=72):
                                    break_on_hyphens=False))
 
 
-def feature_message(plan, ft, rev, unit=True):
+def feature_message(plan, ft, unit=True):
     by_name = {f.name: f for f in plan.features}
     parts = [ft.subject, ft.description]
     if ft.depends:
@@ -633,7 +633,7 @@ def export(repo, rev, pristine, out, branch=None, format_patch=None, unit=True,
                 if not changes:
                     raise ExportError(f"feature {ft.name} changes nothing")
                 fi.commit(f"refs/heads/{branch}", mark, who, when,
-                          feature_message(plan, ft, commit, unit), parent, changes)
+                          feature_message(plan, ft, unit), parent, changes)
                 tips.append((ft, f":{mark}"))
                 parent = f":{mark}"
                 mark += 1

@@ -175,6 +175,16 @@ class MtrSkips(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("no report", out)
 
+    def test_alone_lists_a_flavours_alone_tests(self):
+        with tempfile.TemporaryDirectory() as d:
+            exp = os.path.join(d, "expected.txt")
+            with open(exp, "w") as f:
+                f.write(EXPECTED)
+            for flavour, want in (("release", "purgelab.solo\n"), ("debug", "")):
+                p = subprocess.run([SKIPS, "--alone", flavour, exp],
+                                   capture_output=True, text=True)
+                self.assertEqual((p.returncode, p.stdout), (0, want))
+
     def test_runs_that_ctest_did_not_run_are_not_checked(self):
         rc, out = self.run_skips(ctest_log("unit.throttle"), {})
         self.assertEqual(rc, 0, out)
