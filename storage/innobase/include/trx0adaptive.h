@@ -142,6 +142,55 @@ constexpr unsigned ticket_bound(unsigned w, uint64_t open, uint64_t tickets)
     : w > open - tickets ? unsigned(w - (open - tickets)) : 1;
 }
 
+/** How long the truncation-pending history p went on rising after an
+actuator on it came in: what purge parses over that time joins p before
+the actuator frees any of it, so the actuator acts that far ahead of p. */
+class rise_meter
+{
+public:
+  /** Note an evaluation.
+  @param on   whether the actuator is in force
+  @param now  a monotonic clock, in microseconds
+  @param p    the truncation-pending history */
+  void update(bool on, uint64_t now, uint64_t p) noexcept
+  {
+    if (m_since)
+    {
+      if (p > m_peak)
+      {
+        m_peak= p;
+        m_peak_at= now;
+      }
+      else if (p < m_from)
+      {
+        /* it has freed more than p gained since it came in */
+        m_lag= m_peak_at - m_since;
+        m_from= 0;
+      }
+    }
+    if (!on)
+      m_since= 0;
+    else if (!m_since)
+    {
+      m_since= m_peak_at= now;
+      m_from= m_peak= p;
+    }
+  }
+  /** Forget the actuator's present episode (it is out of force). */
+  void reset() noexcept { m_since= 0; }
+  /** @return microseconds from when the actuator last came in to when p
+  peaked, measured once it had freed more than p gained (0: none yet) */
+  uint64_t lag() const noexcept { return m_lag; }
+private:
+  /** when the actuator came in (0: not in force) */
+  uint64_t m_since= 0;
+  /** p at m_since; 0 once it has freed more than p gained */
+  uint64_t m_from= 0;
+  /** the most p since m_since, and when */
+  uint64_t m_peak= 0, m_peak_at= 0;
+  uint64_t m_lag= 0;
+};
+
 /** The adaptive throttle (innodb_purge_throttle=adaptive): holds
 the history length at a target T (innodb_max_purge_lag) with two
 actuators, each answering to the part of the history that it drains.
@@ -152,7 +201,8 @@ admission_gate enforces its output.
   x = u + p, e = T - x,  r = purge's parse rate over TAU_RATE
   C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
-  g = (S - p) / S; from when, x over T, u did not fall over TAU_RATE
+  L_W, L_D: from when W, the drain last came in to when p peaked
+  g = (S - p - r L_W) / S; from when, x over T, u did not fall over TAU_RATE
       with C at its floor (C lost) until W lapses: min(that, -1 while
       so, (T - x) / T while C is out of force and TAU du/dt < T - x,
       else 0)
@@ -161,7 +211,8 @@ admission_gate enforces its output.
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want, or,
   unless C lost since it came into force, p < ENGAGE S
-  the drain of rollback segments while p + open > S or W is in force
+  the drain of rollback segments while p + max(open, r L_D) > S or W is
+  in force
 
 C, admissions a second, drains what purge parses: at the target it
 admits what purge parses, and the integral removes what r misses.  W, the
@@ -316,6 +367,8 @@ public:
       m_over= false;
       m_lost= false;
       m_drain= false;
+      m_bound_rise.reset();
+      m_drain_rise.reset();
     }
     else
     {
@@ -338,7 +391,14 @@ public:
       const bool lost= room < 0 && trend && m_trend >= 0 && u && m_floor &&
         commits > 0;
       m_over= m_over || lost;
-      const double g= std::min((share - double(p)) / share,
+      /* W acts ahead of p by what purge parses over its own last rise
+      (from when it came in to when p peaked), not by the open
+      transactions: where truncation frees p on a schedule of its own, p
+      peaks as W comes in and a bound that acted ahead would shrink for
+      nothing */
+      const double g= std::min((share - double(p) -
+                                m_rate * double(m_bound_rise.lag()) * 1e-6)
+                               / share,
                                !m_over ? 1.0 : lost ? -1.0
                                : !m_engaged && trend &&
                                m_trend * double(TAU) * 1e-6 <
@@ -358,14 +418,17 @@ public:
       crowd that it keeps out would fill the history again. */
       if (!m_over && double(p) < ENGAGE * share)
         m_bound.reset();
-      /* the drain frees what waits for truncation: it answers to p, with
-      the transactions open now, over its share, and while W is in force.
-      Those transactions join p as they commit, and truncation frees no
-      rollback segment that one of them references before it ends; under
-      S, p and they are within the target and freeing p sooner buys
-      nothing. */
-      m_drain= double(p) + double(n_open) > share;
+      /* the drain frees what waits for truncation: it answers to p and
+      what joins p before the drain frees any of it (lead()) over its
+      share, and while W is in force.  What joins p: the transactions
+      open now, which truncation cannot free before they end, or, if
+      more, what purge parses over the time from when the last drain came
+      in to when p peaked.  Under S, p and that are within the target and
+      freeing p sooner buys nothing. */
+      m_drain= double(p) + lead(n_open) > share;
       m_over= m_over && m_bound.in_force();
+      m_bound_rise.update(m_bound.in_force(), now, p);
+      m_drain_rise.update(m_drain || m_bound.in_force(), now, p);
       m_bound_at= now;
     }
     if (!progress || !target)
@@ -424,6 +487,15 @@ public:
     m_floor= c <= floor;
     return m_limit= c >= U64_END ? ~uint64_t{0} >> 1
       : std::max(uint64_t{1}, uint64_t(c));
+  }
+
+  /** @return what joins the truncation-pending history before a drain
+  frees any of it: the transactions open, or, if more, what purge parses
+  (r) over the time from when the last drain came in to when p peaked
+  @param open  read-write transactions open now */
+  double lead(uint64_t open) const noexcept
+  {
+    return std::max(double(open), m_rate * double(m_drain_rise.lag()) * 1e-6);
   }
 
   /** How many rollback segments undo log truncation may withhold at once:
@@ -492,6 +564,8 @@ private:
   /** p and the transactions open were over p's share at the last
   update() */
   bool m_drain= false;
+  /** how long p rose after the bound, and after the drain, came in */
+  rise_meter m_bound_rise, m_drain_rise;
   /** u = x - p at the start of the current rate window */
   double m_u_window= 0;
   /** du/dt, averaged over TAU_RATE like m_rate, per second */
