@@ -401,48 +401,58 @@ TEST(AdaptiveThrottle, DrainsWithTheBound)
   EXPECT_EQ(0u, d.c.drain_width());
 }
 
-/* The drain comes in early by what purge parses over the time that the
-last drain took to free more than p gained: p peaks then, not when the
-drain comes in.  Purge parses 3,000/s; truncation frees p only 1 s after
-the drain comes in. */
-TEST(AdaptiveThrottle, TheDrainLeadsByItsLastLag)
+namespace {
+/** A saw-tooth of the truncation-pending history p (u = 0): purge parses
+30 transactions per 10 ms step (3,000/s), 100 connections want in, and
+truncation frees all of p at once, lag_steps after an actuator came in.
+@param bound  whether the bound (else the drain) is the actuator whose
+              coming in starts the lag
+@param at     p when that actuator came in, in each of three teeth */
+void saw_tooth(bool bound, int lag_steps, uint64_t (&at)[3])
 {
-  const unsigned wide= purge_throttle::adaptive_controller::DRAIN_WIDTH;
   const uint64_t T= 10000, per_step= 30, want= 100;
   driver d;
   uint64_t p= 0;
-  /* p when the drain came in, in each of three teeth */
-  uint64_t at[3]= {0, 0, 0};
   for (int tooth= 0; tooth < 3; tooth++)
   {
     int freed_in= -1;
     for (int i= 0; i < 2000 && freed_in; i++)
     {
       d.step(p, T, true, true, per_step, 10000, p, want);
-      if (freed_in < 0 && d.c.drain_width())
+      if (freed_in < 0 && (bound ? d.c.concurrency() : d.c.drain_width()))
       {
-        EXPECT_EQ(wide, d.c.drain_width());
         at[tooth]= p;
-        freed_in= 100;  /* 1 s */
+        freed_in= lag_steps;
       }
       else if (freed_in > 0)
         freed_in--;
       p+= per_step;
     }
     ASSERT_EQ(0, freed_in) << "tooth " << tooth;
-    /* truncation frees all of p at once */
     p= 0;
     d.step(p, T, true, true, per_step, 10000, p, want);
     EXPECT_EQ(0u, d.c.drain_width());
+    EXPECT_EQ(0u, d.c.concurrency());
   }
+}
+} // namespace
+
+/* The drain comes in early by what purge parses over the time from when
+it last came in to when p peaked: p peaks then, not when the drain comes
+in.  Truncation frees p only 1 s after the drain comes in. */
+TEST(AdaptiveThrottle, TheDrainLeadsByItsLastLag)
+{
+  const uint64_t T= 10000, want= 100;
+  uint64_t at[3]= {0, 0, 0};
+  saw_tooth(false, 100, at);
   /* the first tooth: the transactions open are all that is known to join
-  p before the drain frees it */
-  EXPECT_NEAR(double(T - want), double(at[0]), 2.0 * per_step);
-  /* later: p gains r L = 3,000 over the lag L = 1 s that it measured */
+  p before the drain frees it; p then peaks 30% over its share */
+  EXPECT_NEAR(double(T - want), double(at[0]), 60.0);
+  /* later: p gains r L = 3,000 over the 1 s that it rose */
   EXPECT_NEAR(double(T - 3000), double(at[1]), 0.05 * T);
-  EXPECT_NEAR(double(at[1]), double(at[2]), 2.0 * per_step);
+  EXPECT_NEAR(double(at[1]), double(at[2]), 60.0);
   /* so that p peaks near its share, not 30% over it */
-  EXPECT_LT(at[2] + 100 * per_step, T + T / 20);
+  EXPECT_LT(at[2] + 3000, T + T / 20);
 }
 
 /* The same for the bound: where truncation frees p only 1 s after the
@@ -451,41 +461,15 @@ every segment referenced), the bound comes in early by what purge parses
 over that second; where it frees p at once, the bound acts at p's share. */
 TEST(AdaptiveThrottle, TheBoundLeadsByItsLastRise)
 {
-  const uint64_t T= 10000, per_step= 30, want= 100;
-  for (const int lag_steps : {100, 1})
-  {
-    driver d;
-    uint64_t p= 0, at[3]= {0, 0, 0};
-    for (int tooth= 0; tooth < 3; tooth++)
-    {
-      int freed_in= -1;
-      for (int i= 0; i < 2000 && freed_in; i++)
-      {
-        d.step(p, T, true, true, per_step, 10000, p, want);
-        if (freed_in < 0 && d.c.concurrency())
-        {
-          at[tooth]= p;
-          freed_in= lag_steps;
-        }
-        else if (freed_in > 0)
-          freed_in--;
-        p+= per_step;
-      }
-      ASSERT_EQ(0, freed_in) << "tooth " << tooth;
-      p= 0;
-      d.step(p, T, true, true, per_step, 10000, p, want);
-      EXPECT_EQ(0u, d.c.concurrency());
-    }
-    EXPECT_NEAR(double(T), double(at[0]), 2.0 * per_step);
-    if (lag_steps == 1)
-      EXPECT_NEAR(double(T), double(at[2]), 2.0 * per_step)
-        << "no rise, no lead";
-    else
-    {
-      EXPECT_NEAR(double(T - 3000), double(at[1]), 0.05 * T);
-      EXPECT_LT(at[2] + lag_steps * per_step, T + T / 20);
-    }
-  }
+  const uint64_t T= 10000;
+  uint64_t at[3]= {0, 0, 0};
+  saw_tooth(true, 100, at);
+  EXPECT_NEAR(double(T), double(at[0]), 60.0);
+  EXPECT_NEAR(double(T - 3000), double(at[1]), 0.05 * T);
+  EXPECT_LT(at[2] + 3000, T + T / 20);
+  saw_tooth(true, 1, at);
+  EXPECT_NEAR(double(T), double(at[0]), 60.0);
+  EXPECT_NEAR(double(T), double(at[2]), 60.0) << "no rise, no lead";
 }
 
 TEST(AdaptiveThrottle, NothingIsLimitedWithAnEmptyHistory)
