@@ -402,15 +402,18 @@ TEST(AdaptiveThrottle, DrainsWithTheBound)
 }
 
 namespace {
+/** saw_tooth()'s target and the connections that want in */
+constexpr uint64_t SAW_T= 10000, SAW_WANT= 100;
 /** A saw-tooth of the truncation-pending history p (u = 0): purge parses
-30 transactions per 10 ms step (3,000/s), 100 connections want in, and
-truncation frees all of p at once, lag_steps after an actuator came in.
+30 transactions per 10 ms step (3,000/s), SAW_WANT connections want in,
+and truncation frees all of p at once, lag_steps after an actuator came in.
 @param bound  whether the bound (else the drain) is the actuator whose
               coming in starts the lag
 @param at     p when that actuator came in, in each of three teeth */
 void saw_tooth(bool bound, int lag_steps, uint64_t (&at)[3])
 {
-  const uint64_t T= 10000, per_step= 30, want= 100;
+  const uint64_t T= SAW_T, per_step= 30, want= SAW_WANT;
+  const unsigned wide= adaptive_controller::DRAIN_WIDTH;
   driver d;
   uint64_t p= 0;
   for (int tooth= 0; tooth < 3; tooth++)
@@ -421,6 +424,10 @@ void saw_tooth(bool bound, int lag_steps, uint64_t (&at)[3])
       d.step(p, T, true, true, per_step, 10000, p, want);
       if (freed_in < 0 && (bound ? d.c.concurrency() : d.c.drain_width()))
       {
+        if (!bound)
+        {
+          EXPECT_EQ(wide, d.c.drain_width());
+        }
         at[tooth]= p;
         freed_in= lag_steps;
       }
@@ -442,7 +449,7 @@ it last came in to when p peaked: p peaks then, not when the drain comes
 in.  Truncation frees p only 1 s after the drain comes in. */
 TEST(AdaptiveThrottle, TheDrainLeadsByItsLastLag)
 {
-  const uint64_t T= 10000, want= 100;
+  const uint64_t T= SAW_T, want= SAW_WANT;
   uint64_t at[3]= {0, 0, 0};
   saw_tooth(false, 100, at);
   /* the first tooth: the transactions open are all that is known to join
@@ -461,7 +468,7 @@ every segment referenced), the bound comes in early by what purge parses
 over that second; where it frees p at once, the bound acts at p's share. */
 TEST(AdaptiveThrottle, TheBoundLeadsByItsLastRise)
 {
-  const uint64_t T= 10000;
+  const uint64_t T= SAW_T;
   uint64_t at[3]= {0, 0, 0};
   saw_tooth(true, 100, at);
   EXPECT_NEAR(double(T), double(at[0]), 60.0);

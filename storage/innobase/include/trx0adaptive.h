@@ -178,9 +178,11 @@ public:
   }
   /** Forget the actuator's present episode (it is out of force). */
   void reset() noexcept { m_since= 0; }
-  /** @return microseconds from when the actuator last came in to when p
-  peaked, measured once it had freed more than p gained (0: none yet) */
-  uint64_t lag() const noexcept { return m_lag; }
+  /** @return how far ahead of p the actuator acts: what purge parses over
+  its last rise (0 until one has been measured)
+  @param rate  r, transactions per second */
+  double ahead(double rate) const noexcept
+  { return rate * double(m_lag) * 1e-6; }
 private:
   /** when the actuator came in (0: not in force) */
   uint64_t m_since= 0;
@@ -188,6 +190,8 @@ private:
   uint64_t m_from= 0;
   /** the most p since m_since, and when */
   uint64_t m_peak= 0, m_peak_at= 0;
+  /** microseconds from when the actuator last came in to when p peaked,
+  measured once it had freed more than p gained (0: none yet) */
   uint64_t m_lag= 0;
 };
 
@@ -397,8 +401,7 @@ public:
       peaks as W comes in and a bound that acted ahead would shrink for
       nothing */
       const double g= std::min((share - double(p) -
-                                m_rate * double(m_bound_rise.lag()) * 1e-6)
-                               / share,
+                                m_bound_rise.ahead(m_rate)) / share,
                                !m_over ? 1.0 : lost ? -1.0
                                : !m_engaged && trend &&
                                m_trend * double(TAU) * 1e-6 <
@@ -419,16 +422,17 @@ public:
       if (!m_over && double(p) < ENGAGE * share)
         m_bound.reset();
       /* the drain frees what waits for truncation: it answers to p and
-      what joins p before the drain frees any of it (lead()) over its
-      share, and while W is in force.  What joins p: the transactions
+      what joins p before the drain frees any of it over its share, and
+      while W is in force.  What joins p: the transactions
       open now, which truncation cannot free before they end, or, if
       more, what purge parses over the time from when the last drain came
       in to when p peaked.  Under S, p and that are within the target and
       freeing p sooner buys nothing. */
-      m_drain= double(p) + lead(n_open) > share;
+      m_drain= double(p) +
+        std::max(double(n_open), m_drain_rise.ahead(m_rate)) > share;
       m_over= m_over && m_bound.in_force();
       m_bound_rise.update(m_bound.in_force(), now, p);
-      m_drain_rise.update(m_drain || m_bound.in_force(), now, p);
+      m_drain_rise.update(drain_width() != 0, now, p);
       m_bound_at= now;
     }
     if (!progress || !target)
@@ -489,18 +493,11 @@ public:
       : std::max(uint64_t{1}, uint64_t(c));
   }
 
-  /** @return what joins the truncation-pending history before a drain
-  frees any of it: the transactions open, or, if more, what purge parses
-  (r) over the time from when the last drain came in to when p peaked
-  @param open  read-write transactions open now */
-  double lead(uint64_t open) const noexcept
-  {
-    return std::max(double(open), m_rate * double(m_drain_rise.lag()) * 1e-6);
-  }
-
   /** How many rollback segments undo log truncation may withhold at once:
-  like the bound, it drains the truncation-pending history, from p and the
-  transactions open over p's share, and while the bound is in force.
+  like the bound, it drains the truncation-pending history, from p and
+  what joins it before the drain frees any (the transactions open, or
+  what purge parses over the drain's last rise) over p's share, and while
+  the bound is in force.
   @return the least width to apply (0 or DRAIN_WIDTH; a configured width
   may be larger) */
   unsigned drain_width() const noexcept
@@ -561,8 +558,8 @@ private:
   bool m_floor= false;
   /** C had lost at the last update() */
   bool m_lost= false;
-  /** p and the transactions open were over p's share at the last
-  update() */
+  /** p and what joins it before the drain frees any were over p's share
+  at the last update() */
   bool m_drain= false;
   /** how long p rose after the bound, and after the drain, came in */
   rise_meter m_bound_rise, m_drain_rise;
