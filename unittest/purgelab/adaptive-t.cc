@@ -444,10 +444,10 @@ void saw_tooth(bool bound, int lag_steps, uint64_t (&at)[3])
 }
 } // namespace
 
-/* The drain comes in early by what purge parses over the time from when
-it last came in to when p peaked: p peaks then, not when the drain comes
-in.  Truncation frees p only 1 s after the drain comes in. */
-TEST(AdaptiveThrottle, TheDrainLeadsByItsLastLag)
+/* The drain comes in early by how far p rose after it last came in: p
+peaks then, not when the drain comes in.  Truncation frees p only 1 s
+after the drain comes in. */
+TEST(AdaptiveThrottle, TheDrainLeadsByItsLastRise)
 {
   const uint64_t T= SAW_T, want= SAW_WANT;
   uint64_t at[3]= {0, 0, 0};
@@ -455,7 +455,7 @@ TEST(AdaptiveThrottle, TheDrainLeadsByItsLastLag)
   /* the first tooth: the transactions open are all that is known to join
   p before the drain frees it; p then peaks 30% over its share */
   EXPECT_NEAR(double(T - want), double(at[0]), 60.0);
-  /* later: p gains r L = 3,000 over the 1 s that it rose */
+  /* later: by the 3,000 that p rose over the 1 s after it came in */
   EXPECT_NEAR(double(T - 3000), double(at[1]), 0.05 * T);
   EXPECT_NEAR(double(at[1]), double(at[2]), 60.0);
   /* so that p peaks near its share, not 30% over it */
@@ -464,7 +464,7 @@ TEST(AdaptiveThrottle, TheDrainLeadsByItsLastLag)
 
 /* The same for the bound: where truncation frees p only 1 s after the
 bound comes in (the drain alone frees nothing: a crowd on hot rows keeps
-every segment referenced), the bound comes in early by what purge parses
+every segment referenced), the bound comes in early by what p gains
 over that second; where it frees p at once, the bound acts at p's share. */
 TEST(AdaptiveThrottle, TheBoundLeadsByItsLastRise)
 {
@@ -477,6 +477,52 @@ TEST(AdaptiveThrottle, TheBoundLeadsByItsLastRise)
   saw_tooth(true, 1, at);
   EXPECT_NEAR(double(T), double(at[0]), 60.0);
   EXPECT_NEAR(double(T), double(at[2]), 60.0) << "no rise, no lead";
+}
+
+/* The lead is the rise that p last made, not a rate times how long it
+rose: the bound changes purge's rate.  Here p rises at 500/s for 6 s
+after W came in; C lost meanwhile, so W lapses only back at want.  Then
+purge runs at 2,500/s and truncation keeps p near nothing: 2,500/s over
+those 6 s is more than p's share, and a lead scaled by the rate after the
+rise would keep W shrinking at p = 0, with every connection waiting. */
+TEST(AdaptiveThrottle, ALeadNeverHoldsAnEmptyHistory)
+{
+  const uint64_t T= 10000, want= 4096, u= 100;
+  driver d;
+  uint64_t p= 0;
+  unsigned w= 0;
+  for (int i= 0; i < 10000 && !w; i++, p+= 5)
+  {
+    d.step(u + p, T, true, true, 5, 10000, p, want);
+    w= d.c.concurrency();
+  }
+  ASSERT_GT(w, 0u) << "W came in";
+  for (int i= 0; i < 600; i++, p+= 5)
+    d.step(u + p, T, true, true, 5, 10000, p, want);
+  ASSERT_LT(d.c.concurrency(), w) << "W shrank while p rose";
+  /* truncation frees p; purge parses 2,500/s, and p stays near nothing */
+  int lapsed_in= -1;
+  for (int i= 0; i < 3000 && lapsed_in < 0; i++)
+  {
+    d.step(u + 10, T, true, true, 25, 10000, 10, want);
+    if (!d.c.concurrency())
+      lapsed_in= i;
+  }
+  /* from at most e per TAU back to want: ln(4096) TAU, 17 s, and a
+  little more where the room for u's trend is not yet measured */
+  EXPECT_GE(lapsed_in, 0) << "W lapsed";
+  EXPECT_LT(lapsed_in, 2000);
+  EXPECT_EQ(0u, d.c.drain_width());
+  /* the next rise: W and the drain come in ahead of p's share, by the
+  rise measured (3,000), not by 2,500/s over 6 s */
+  p= 0;
+  w= 0;
+  for (int i= 0; i < 10000 && !w; i++, p+= 5)
+  {
+    d.step(u + p, T, true, true, 5, 10000, p, want);
+    w= d.c.concurrency();
+  }
+  EXPECT_GT(p, T / 2);
 }
 
 TEST(AdaptiveThrottle, NothingIsLimitedWithAnEmptyHistory)

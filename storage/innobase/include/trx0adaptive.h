@@ -142,57 +142,55 @@ constexpr unsigned ticket_bound(unsigned w, uint64_t open, uint64_t tickets)
     : w > open - tickets ? unsigned(w - (open - tickets)) : 1;
 }
 
-/** How long the truncation-pending history p went on rising after an
-actuator on it came in: what purge parses over that time joins p before
-the actuator frees any of it, so the actuator acts that far ahead of p. */
+/** How far the truncation-pending history p went on rising after an
+actuator on it came in: that much joins p before the actuator frees any of
+it, so the actuator acts that far ahead of p.  It is the rise itself, not
+a rate times its duration: the actuator changes purge's rate, and a lead
+scaled by the rate after it would outgrow any rise seen. */
 class rise_meter
 {
 public:
   /** Note an evaluation.
   @param on   whether the actuator is in force
-  @param now  a monotonic clock, in microseconds
   @param p    the truncation-pending history */
-  void update(bool on, uint64_t now, uint64_t p) noexcept
+  void update(bool on, uint64_t p) noexcept
   {
-    if (m_since)
+    if (m_on)
     {
       if (p > m_peak)
-      {
         m_peak= p;
-        m_peak_at= now;
-      }
-      else if (p < m_from)
+      else if (m_rising && p < m_from)
       {
         /* it has freed more than p gained since it came in */
-        m_lag= m_peak_at - m_since;
-        m_from= 0;
+        m_rise= m_peak - m_from;
+        m_rising= false;
       }
     }
     if (!on)
-      m_since= 0;
-    else if (!m_since)
+      m_on= false;
+    else if (!m_on)
     {
-      m_since= m_peak_at= now;
+      m_on= m_rising= true;
       m_from= m_peak= p;
     }
   }
   /** Forget the actuator's present episode (it is out of force). */
-  void reset() noexcept { m_since= 0; }
-  /** @return how far ahead of p the actuator acts: what purge parses over
-  its last rise (0 until one has been measured)
-  @param rate  r, transactions per second */
-  double ahead(double rate) const noexcept
-  { return rate * double(m_lag) * 1e-6; }
+  void reset() noexcept { m_on= false; }
+  /** @return how far ahead of p the actuator acts: p's last rise (0 until
+  one has been measured), at most most
+  @param most  the largest lead that the caller allows */
+  double ahead(double most) const noexcept
+  { return std::min(double(m_rise), most); }
 private:
-  /** when the actuator came in (0: not in force) */
-  uint64_t m_since= 0;
-  /** p at m_since; 0 once it has freed more than p gained */
-  uint64_t m_from= 0;
-  /** the most p since m_since, and when */
-  uint64_t m_peak= 0, m_peak_at= 0;
-  /** microseconds from when the actuator last came in to when p peaked,
-  measured once it had freed more than p gained (0: none yet) */
-  uint64_t m_lag= 0;
+  /** whether the actuator is in force */
+  bool m_on= false;
+  /** whether p has not yet fallen below m_from since the actuator came in */
+  bool m_rising= false;
+  /** p when the actuator came in, and the most since */
+  uint64_t m_from= 0, m_peak= 0;
+  /** how far p rose after the actuator last came in, measured once it had
+  freed more than p gained (0: none yet) */
+  uint64_t m_rise= 0;
 };
 
 /** The adaptive throttle (innodb_purge_throttle=adaptive): holds
@@ -205,8 +203,9 @@ admission_gate enforces its output.
   x = u + p, e = T - x,  r = purge's parse rate over TAU_RATE
   C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
-  L_W, L_D: from when W, the drain last came in to when p peaked
-  g = (S - p - r L_W) / S; from when, x over T, u did not fall over TAU_RATE
+  R_W, R_D: how far p rose after W, the drain last came in
+  A_W = min(R_W, (1 - ENGAGE) S), A_D = min(R_D, (1 - ENGAGE) S)
+  g = (S - p - A_W) / S; from when, x over T, u did not fall over TAU_RATE
       with C at its floor (C lost) until W lapses: min(that, -1 while
       so, (T - x) / T while C is out of force and TAU du/dt < T - x,
       else 0)
@@ -215,7 +214,7 @@ admission_gate enforces its output.
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want, or,
   unless C lost since it came into force, p < ENGAGE S
-  the drain of rollback segments while p + max(open, r L_D) > S or W is
+  the drain of rollback segments while p + max(open, A_D) > S or W is
   in force
 
 C, admissions a second, drains what purge parses: at the target it
@@ -395,13 +394,14 @@ public:
       const bool lost= room < 0 && trend && m_trend >= 0 && u && m_floor &&
         commits > 0;
       m_over= m_over || lost;
-      /* W acts ahead of p by what purge parses over its own last rise
-      (from when it came in to when p peaked), not by the open
-      transactions: where truncation frees p on a schedule of its own, p
-      peaks as W comes in and a bound that acted ahead would shrink for
-      nothing */
+      /* W acts ahead of p by how far p last rose after W came in, not by
+      the open transactions: where truncation frees p on a schedule of its
+      own, p peaks as W comes in and a bound that acted ahead would shrink
+      for nothing.  Each lead is at most (1 - ENGAGE) S: no actuator on p
+      comes in where W from p would lapse. */
+      const double most_ahead= (1 - ENGAGE) * share;
       const double g= std::min((share - double(p) -
-                                m_bound_rise.ahead(m_rate)) / share,
+                                m_bound_rise.ahead(most_ahead)) / share,
                                !m_over ? 1.0 : lost ? -1.0
                                : !m_engaged && trend &&
                                m_trend * double(TAU) * 1e-6 <
@@ -425,14 +425,13 @@ public:
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
       open now, which truncation cannot free before they end, or, if
-      more, what purge parses over the time from when the last drain came
-      in to when p peaked.  Under S, p and that are within the target and
-      freeing p sooner buys nothing. */
+      more, how far p rose after the last drain came in.  Under S, p and
+      that are within the target and freeing p sooner buys nothing. */
       m_drain= double(p) +
-        std::max(double(n_open), m_drain_rise.ahead(m_rate)) > share;
+        std::max(double(n_open), m_drain_rise.ahead(most_ahead)) > share;
       m_over= m_over && m_bound.in_force();
-      m_bound_rise.update(m_bound.in_force(), now, p);
-      m_drain_rise.update(drain_width() != 0, now, p);
+      m_bound_rise.update(m_bound.in_force(), p);
+      m_drain_rise.update(drain_width() != 0, p);
       m_bound_at= now;
     }
     if (!progress || !target)
@@ -496,7 +495,7 @@ public:
   /** How many rollback segments undo log truncation may withhold at once:
   like the bound, it drains the truncation-pending history, from p and
   what joins it before the drain frees any (the transactions open, or
-  what purge parses over the drain's last rise) over p's share, and while
+  how far p last rose after the drain came in) over p's share, and while
   the bound is in force.
   @return the least width to apply (0 or DRAIN_WIDTH; a configured width
   may be larger) */
