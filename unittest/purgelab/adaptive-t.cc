@@ -513,8 +513,8 @@ TEST(AdaptiveThrottle, ALeadNeverHoldsAnEmptyHistory)
   EXPECT_GE(lapsed_in, 0) << "W lapsed";
   EXPECT_LT(lapsed_in, 2000);
   EXPECT_EQ(0u, d.c.drain_width());
-  /* the next rise: W and the drain come in ahead of p's share, by the
-  rise measured (3,000), not by 2,500/s over 6 s */
+  /* the next rise: W comes in ahead of p's share by the rise measured
+  (3,000), not by 2,500/s over 6 s */
   p= 0;
   w= 0;
   for (int i= 0; i < 10000 && !w; i++, p+= 5)
@@ -523,6 +523,8 @@ TEST(AdaptiveThrottle, ALeadNeverHoldsAnEmptyHistory)
     w= d.c.concurrency();
   }
   EXPECT_GT(p, T / 2);
+  /* at S = T - u less that rise, within a step of the gate */
+  EXPECT_NEAR(double(T - u - 3000), double(p), 60.0);
 }
 
 TEST(AdaptiveThrottle, NothingIsLimitedWithAnEmptyHistory)

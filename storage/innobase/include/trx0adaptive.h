@@ -560,7 +560,7 @@ private:
   /** p and what joins it before the drain frees any were over p's share
   at the last update() */
   bool m_drain= false;
-  /** how long p rose after the bound, and after the drain, came in */
+  /** how far p rose after the bound, and after the drain, came in */
   rise_meter m_bound_rise, m_drain_rise;
   /** u = x - p at the start of the current rate window */
   double m_u_window= 0;
