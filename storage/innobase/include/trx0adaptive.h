@@ -65,7 +65,8 @@ in the log domain:
   d ln W / dt = clamp(g, -1, 1) / TAU,   1 <= W <= want
 
 It comes into force at W = want (no step) once g < 0, and lapses once W
-is back at want with g >= 0: it binds only while the error lasts.  There
+is back at want with g >= 0: it binds only while the error lasts, and it
+never steps up, which would let in at once the crowd that waited.  There
 `want` is the most connections that wanted in since W came into force:
 fewer wanting in for a moment (they wait for a CPU in the client) leaves
 W slack, not smaller, and is no room to lapse on.  While it is in force
@@ -205,15 +206,14 @@ admission_gate enforces its output.
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
   R_W, R_D: how far p rose after W, the drain last came in
   A_W = min(R_W, (1 - ENGAGE) S), A_D = min(R_D, (1 - ENGAGE) S)
-  g = (S - p - A_W) / S; from when, x over T, u did not fall over TAU_RATE
-      with C at its floor (C lost) until W lapses: min(that, -1 while
-      so, (T - x) / T while C is out of force and TAU du/dt < T - x,
-      else 0)
+  g = (S - p - A_W) / S, or 1 where p < ENGAGE S; from when, x over T,
+      u did not fall over TAU_RATE with C at its floor (C lost) until W
+      lapses: min(that, -1 while so, (T - x) / T while C is out of force
+      and TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
-  W from g < 0 while purge progresses until it is back at want, or,
-  unless C lost since it came into force, p < ENGAGE S
+  W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
   in force
 
@@ -228,7 +228,9 @@ part leaves of T, or, x over T, u does not fall with C at its floor:
 then it drops at once to the transactions open that would commit at C,
 shrinks at its fastest while that lasts, and after grows back only while
 C is out of force and u, at its trend, would not reach T within TAU, no
-faster than x leaves room.  It bounds every read-write transaction
+faster than x leaves room.  W from p alone grows back at its fastest
+once truncation has freed p under ENGAGE S; neither lapses before it is
+back at want.  It bounds every read-write transaction
 open, with a ticket or without (ticket_bound()).  What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
 parsing, and the history of the rollback segments written since it was
@@ -407,20 +409,21 @@ public:
                                m_trend * double(TAU) * 1e-6 <
                                double(target) - double(x) ? room
                                : 0.0);
+      /* Once truncation has freed p to under ENGAGE of its share, W from
+      p grows back at its fastest, by e per TAU, and lapses back at want.
+      Lapsing at once, as C does under ENGAGE T, lets in at once the crowd
+      that it kept out: on hot rows that crowd slows purge and fills p
+      again before W, back at want, binds. */
+      const bool freed= !m_over && double(p) < ENGAGE * share;
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
-                     double(TAU) * 1e-6, g, double(want));
+                     double(TAU) * 1e-6, freed ? 1.0 : g, double(want));
       /* Once C loses, W drops at once to the transactions open that
       would commit at C (Little's law at their present holding time): the
       crowd that made it lose has to leave before another comes in. */
       if (lost && !m_lost)
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
-      /* W from p lapses once p is under ENGAGE of its share, as C does
-      under ENGAGE T; W that answers to x lapses only back at want: the
-      crowd that it keeps out would fill the history again. */
-      if (!m_over && double(p) < ENGAGE * share)
-        m_bound.reset();
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
