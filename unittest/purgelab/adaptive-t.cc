@@ -161,6 +161,9 @@ namespace
 /* Evaluates a controller every dt_us while purge parses per_step
 transactions per step (100,000/s by default); none of the history waits
 for truncation unless `pending` says so, and 256 connections want in. */
+/** TAU, seconds */
+const double TAU_S= double(adaptive_controller::TAU) * 1e-6;
+
 struct driver
 {
   adaptive_controller c;
@@ -409,24 +412,25 @@ crowd that waited), and it and the drain lapse once it is back at want. */
 void expect_grows_back(driver &d, uint64_t T, uint64_t per_step,
                        uint64_t want)
 {
-  const double dt= 0.01, tau= double(adaptive_controller::TAU) * 1e-6;
+  const uint64_t step_us= 10000;
+  const double dt= double(step_us) * 1e-6;
   unsigned w= d.c.concurrency();
   /* from 1 to want at e per TAU, and a step to lapse */
-  const int most= 2 + int(std::ceil(std::log(double(want)) * tau / dt));
+  const int most= 2 + int(std::ceil(std::log(double(want)) * TAU_S / dt));
   int steps= 0;
   for (; steps < most && (d.c.concurrency() || d.c.drain_width()); steps++)
   {
-    d.step(0, T, true, true, per_step, 10000, 0, want);
+    d.step(0, T, true, true, per_step, step_us, 0, want);
     const unsigned now= d.c.concurrency();
     if (now && w)
     {
       EXPECT_GE(now, w) << "grows back";
-      EXPECT_LE(double(now), std::ceil(double(w) * std::exp(dt / tau)))
+      EXPECT_LE(double(now), std::ceil(double(w) * std::exp(dt / TAU_S)))
         << "no faster than e per TAU";
     }
     else if (!now && w)
     {
-      EXPECT_GE(double(w) * std::exp(dt / tau), double(want))
+      EXPECT_GE(double(w) * std::exp(dt / TAU_S), double(want))
         << "lapses only back at want";
     }
     w= now;
@@ -1229,7 +1233,6 @@ the log domain, d ln W / dt = clamp((S - p) / S, -1, 1) / TAU, within
 [1, want]; slack (0) unless p exceeded S. */
 namespace
 {
-const double TAU_S= double(adaptive_controller::TAU) * 1e-6;
 /* the interval over which the controller integrates it */
 const double STEP_S= double(adaptive_controller::WINDOW) * 1e-6;
 

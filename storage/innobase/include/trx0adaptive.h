@@ -206,10 +206,10 @@ admission_gate enforces its output.
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
   R_W, R_D: how far p rose after W, the drain last came in
   A_W = min(R_W, (1 - ENGAGE) S), A_D = min(R_D, (1 - ENGAGE) S)
-  g = (S - p - A_W) / S, or 1 where p < ENGAGE S; from when, x over T,
-      u did not fall over TAU_RATE with C at its floor (C lost) until W
-      lapses: min(that, -1 while so, (T - x) / T while C is out of force
-      and TAU du/dt < T - x, else 0)
+  g = (S - p - A_W) / S, or 1 where p < ENGAGE S; but from when, x over
+      T, u did not fall over TAU_RATE with C at its floor (C lost) until
+      W lapses: min((S - p - A_W) / S, -1 while so, (T - x) / T while C
+      is out of force and TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
