@@ -168,9 +168,6 @@ struct driver
 {
   adaptive_controller c;
   uint64_t now= 0, purged= 0;
-  /** withheld segments that transactions reference, as the last
-  truncation pass found them */
-  unsigned held= 0;
   uint64_t step(uint64_t x, uint64_t target, bool rate_bound= true,
                 bool progress= true, uint64_t per_step= 1000,
                 uint64_t dt_us= 10000, uint64_t pending= 0,
@@ -180,7 +177,7 @@ struct driver
     if (progress)
       purged+= per_step;
     return c.update(now, x, pending, purged, target, progress, want,
-                    rate_bound, ~uint64_t{0}, held);
+                    rate_bound);
   }
 };
 } // namespace
@@ -406,98 +403,6 @@ TEST(AdaptiveThrottle, DrainsWithTheBound)
   EXPECT_EQ(wide, d.c.drain_width());
   d.step(2 * T, 0, true, true, 1000, 10000, 2 * T);
   EXPECT_EQ(0u, d.c.drain_width());
-}
-
-/* Truncation frees a withheld segment once the transactions that
-reference it have ended; while p with what joins it is over its share and
-some are referenced, none is let in (a bound of 1), for at most what those
-open take to commit at purge's rate, once per episode. */
-TEST(AdaptiveThrottle, NoneIsLetInWhileTruncationWaitsForWithheldSegments)
-{
-  const uint64_t T= 10000, want= 256, per_step= 10;  /* 1,000/s */
-  const unsigned wide= adaptive_controller::DRAIN_WIDTH;
-  /* p + the open transactions over S = T (u = 0), p under it: the drain,
-  no bound */
-  const uint64_t p= T - want / 2;
-  driver d;
-  for (int i= 0; i < 100; i++)
-    d.step(p, T, false, true, per_step, 10000, p, want);
-  ASSERT_EQ(wide, d.c.drain_width());
-  ASSERT_EQ(0u, d.c.concurrency());
-  ASSERT_NEAR(1000, d.c.purge_rate(), 1);
-  /* a pass finds withheld segments referenced: none is let in */
-  d.held= 3;
-  d.step(p, T, false, true, per_step, 10000, p, want);
-  EXPECT_EQ(1u, d.c.concurrency());
-  EXPECT_TRUE(d.c.holding());
-  EXPECT_TRUE(d.c.in_force());
-  /* the next pass finds them free: the hold ends at once */
-  d.held= 0;
-  d.step(p, T, false, true, per_step, 10000, p, want);
-  EXPECT_EQ(0u, d.c.concurrency());
-  EXPECT_FALSE(d.c.holding());
-  /* a new episode, and one that a transaction keeps open: the hold lasts
-  what the 256 open take to commit at 1,000/s, then not again while the
-  same segments stay referenced */
-  d.held= 3;
-  uint64_t start= 0, end= 0;
-  for (int i= 0; i < 200; i++)
-  {
-    d.step(p, T, false, true, per_step, 10000, p, want);
-    if (d.c.holding())
-    {
-      ASSERT_EQ(0u, end) << "held once";
-      if (!start)
-        start= d.now;
-      ASSERT_EQ(1u, d.c.concurrency());
-    }
-    else if (start && !end)
-      end= d.now;
-  }
-  ASSERT_NE(0u, start);
-  ASSERT_NE(0u, end);
-  EXPECT_GE(double(end - start) * 1e-6, 0.256 - 0.01);
-  EXPECT_LE(double(end - start) * 1e-6, 0.256 + 0.02);
-  EXPECT_EQ(0u, d.c.concurrency());
-  EXPECT_EQ(wide, d.c.drain_width());
-  /* that episode ends once they are free; the next holds again */
-  d.held= 0;
-  d.step(p, T, false, true, per_step, 10000, p, want);
-  d.held= 1;
-  d.step(p, T, false, true, per_step, 10000, p, want);
-  EXPECT_TRUE(d.c.holding());
-  /* p with what joins it back within its share: no hold, however many
-  withheld segments are referenced */
-  d.step(T / 4, T, false, true, per_step, 10000, T / 4, want);
-  EXPECT_FALSE(d.c.holding());
-  EXPECT_EQ(0u, d.c.concurrency());
-  /* nor while purge cannot progress */
-  d.step(p, T, false, false, 0, 10000, p, want);
-  EXPECT_FALSE(d.c.holding());
-  EXPECT_EQ(0u, d.c.concurrency());
-}
-
-/* The hold leaves W as it was: once the segments are free, the bound in
-force is W again, never more than before the hold. */
-TEST(AdaptiveThrottle, TheHoldLeavesTheBoundAsItWas)
-{
-  const uint64_t T= 10000, want= 256, per_step= 10;
-  driver d;
-  for (int i= 0; i < 100; i++)
-    d.step(T / 4, T, false, true, per_step, 10000, T / 4, want);
-  /* p over its share: W in force, shrinking */
-  for (int i= 0; i < 50; i++)
-    d.step(2 * T, T, false, true, per_step, 10000, 2 * T, want);
-  const unsigned w= d.c.concurrency();
-  ASSERT_GT(w, 1u);
-  ASSERT_LT(w, want);
-  d.held= 5;
-  d.step(2 * T, T, false, true, per_step, 10000, 2 * T, want);
-  EXPECT_EQ(1u, d.c.concurrency());
-  d.held= 0;
-  d.step(2 * T, T, false, true, per_step, 10000, 2 * T, want);
-  EXPECT_GE(w, d.c.concurrency());
-  EXPECT_GT(d.c.concurrency(), 1u);
 }
 
 namespace {

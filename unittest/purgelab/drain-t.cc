@@ -202,23 +202,6 @@ TEST(TruncationTally, CountsAPassOnceTheNextOneStarts)
   EXPECT_EQ(N, t.last_referenced());
 }
 
-TEST(TruncationTally, CountsTheWithheldSegmentsThatAreReferenced)
-{
-  /* what truncation waits for: withheld and referenced, not either */
-  truncation_tally t;
-  for (unsigned i= 0; i < N; i++)
-    t.visited({i, true, i % 2 == 0, i % 4 < 2, false}, rseg_drain::KEEP,
-              i % 4 < 2, 100 + i);
-  t.visited({0, false, false, false, false}, rseg_drain::KEEP, false, 1000);
-  EXPECT_EQ(N / 2, t.last_referenced());
-  EXPECT_EQ(N / 4, t.last_held());
-  for (unsigned i= 1; i < N; i++)
-    t.visited({i, false, false, false, false}, rseg_drain::KEEP, false,
-              1000 + i);
-  t.visited({0, false, false, false, false}, rseg_drain::KEEP, false, 2000);
-  EXPECT_EQ(0u, t.last_held());
-}
-
 TEST(TruncationTally, APassCutShortEndsAtTheNextVisitOfALowerSegment)
 {
   /* free_history() stops at an error: the next pass starts at segment 0 */

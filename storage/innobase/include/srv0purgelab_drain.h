@@ -47,11 +47,6 @@ purge_drain_width() says (include/trx0drain.h).
 purge_sys.skipped_rseg rotation applies to it */
 bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept;
 
-/** @return rollback segments that the drain withheld and that open
-transactions referenced at the last completed undo log truncation pass
-(0 while the drain may withhold none) */
-uint purge_drain_held_rsegs() noexcept;
-
 /** @return how many rollback segments the drain may withhold at once:
 innodb_purge_drain_rsegs, or more while the adaptive throttle drains
 (purge_throttle_adaptive_drain_width()) */

@@ -215,8 +215,7 @@ admission_gate enforces its output.
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
-  in force; while p + max(open, A_D) > S and open transactions reference
-  withheld segments, W = 1 for at most open / r, once per such episode
+  in force
 
 C, admissions a second, drains what purge parses: at the target it
 admits what purge parses, and the integral removes what r misses.  W, the
@@ -353,15 +352,12 @@ public:
                    the last update (anti-windup: the integral grows only
                    while a higher limit would admit more)
   @param open      read-write transactions open now (at most want)
-  @param held      rollback segments that the drain withholds and that
-                   open transactions still referenced at the last undo log
-                   truncation pass
   @return the commit rate to admit, read-write transactions per second;
   0 = no limit (concurrency() may still bound the transactions let in) */
   uint64_t update(uint64_t now, uint64_t x, uint64_t pending,
                   uint64_t purged, uint64_t target, bool progress,
                   uint64_t want, bool rate_bound,
-                  uint64_t open= ~uint64_t{0}, unsigned held= 0) noexcept
+                  uint64_t open= ~uint64_t{0}) noexcept
   {
     m_target= target;
     m_x= x;
@@ -378,8 +374,6 @@ public:
       m_drain= false;
       m_bound_rise.reset();
       m_drain_rise.reset();
-      m_hold_until= 0;
-      m_hold_spent= false;
     }
     else
     {
@@ -438,27 +432,6 @@ public:
       that are within the target and freeing p sooner buys nothing. */
       m_drain= double(p) +
         std::max(double(n_open), m_drain_rise.ahead(most_ahead)) > share;
-      /* Truncation frees a withheld segment once the transactions that
-      reference it have ended.  Each one let in meanwhile shares the
-      commits with them and delays the last of them, so while p is over
-      its share and withheld segments are referenced, none is let in: for
-      at most what those open take to commit at purge's rate (Little's
-      law), once per episode, so that a transaction that stays open does
-      not hold everyone back. */
-      if (!m_drain || !held || !(m_rate > 0))
-      {
-        m_hold_until= 0;
-        m_hold_spent= false;
-      }
-      else if (!m_hold_spent && !m_hold_until)
-        m_hold_until= now + std::max(uint64_t{1}, uint64_t
-                                     (std::min(double(n_open) / m_rate *
-                                               1e6, U64_END / 2)));
-      if (m_hold_until && now >= m_hold_until)
-      {
-        m_hold_until= 0;
-        m_hold_spent= true;
-      }
       m_over= m_over && m_bound.in_force();
       m_bound_rise.update(m_bound.in_force(), p);
       m_drain_rise.update(drain_width() != 0, p);
@@ -534,18 +507,12 @@ public:
 
   /** @return whether the rate or the bound is in force since the last
   update() */
-  bool in_force() const noexcept
-  { return m_engaged || m_bound.in_force() || m_hold_until; }
+  bool in_force() const noexcept { return m_engaged || m_bound.in_force(); }
   /** @return the commit rate limit, transactions per second (0 = none) */
   uint64_t limit() const noexcept { return m_limit; }
-  /** @return the bound on open read-write transactions (0 = none): 1
-  while truncation waits for the transactions that reference withheld
-  segments */
+  /** @return the bound on open read-write transactions (0 = none) */
   unsigned concurrency() const noexcept
-  { return m_hold_until ? 1 : m_bound.size(); }
-  /** @return whether none is let in while truncation waits for the
-  transactions that reference withheld segments */
-  bool holding() const noexcept { return m_hold_until != 0; }
+  { return m_bound.size(); }
   /** @return purge's measured rate, transactions per second */
   double purge_rate() const noexcept { return m_rate; }
   /** @return the integral term, transactions per second */
@@ -598,12 +565,6 @@ private:
   bool m_drain= false;
   /** how far p rose after the bound, and after the drain, came in */
   rise_meter m_bound_rise, m_drain_rise;
-  /** until when none is let in while truncation waits for transactions
-  that reference withheld segments (0: not holding) */
-  uint64_t m_hold_until= 0;
-  /** the hold ended by its time in the present episode of the drain and
-  of referenced withheld segments: not again before that episode ends */
-  bool m_hold_spent= false;
   /** u = x - p at the start of the current rate window */
   double m_u_window= 0;
   /** du/dt, averaged over TAU_RATE like m_rate, per second */

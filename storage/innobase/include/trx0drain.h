@@ -223,13 +223,12 @@ public:
     {
       m_in_pass= true;
       m_pass_start= now;
-      m_busy= m_referenced= m_held= 0;
+      m_busy= m_referenced= 0;
     }
     m_last_rseg= v.rseg;
     m_pass_end= now;
     m_busy+= v.busy;
     m_referenced+= v.referenced;
-    m_held+= v.referenced && withheld;
     uint64_t &since= m_since[v.rseg];
     if (a == rseg_drain::WITHHOLD)
       since= now | 1;   /* nonzero: withheld since about now */
@@ -253,9 +252,6 @@ public:
   /** @return segments that transactions referenced at the last completed
   pass */
   unsigned last_referenced() const noexcept { return m_last_referenced; }
-  /** @return segments that the drain withheld and that transactions
-  referenced at the last completed pass: what truncation waits for */
-  unsigned last_held() const noexcept { return m_last_held; }
   /** @return segments that the drain gave back after they drained */
   uint64_t released() const noexcept { return m_released; }
   /** @return microseconds that the released segments were withheld */
@@ -269,14 +265,13 @@ private:
     m_pass_usec+= m_pass_end - m_pass_start;
     m_last_busy= m_busy;
     m_last_referenced= m_referenced;
-    m_last_held= m_held;
   }
 
   bool m_in_pass= false;
   unsigned m_last_rseg= 0;
   uint64_t m_pass_start= 0, m_pass_end= 0;
-  unsigned m_busy= 0, m_referenced= 0, m_held= 0;
-  unsigned m_last_busy= 0, m_last_referenced= 0, m_last_held= 0;
+  unsigned m_busy= 0, m_referenced= 0;
+  unsigned m_last_busy= 0, m_last_referenced= 0;
   uint64_t m_passes= 0, m_pass_usec= 0;
   uint64_t m_released= 0, m_withheld_usec= 0;
   /** per segment: when the drain withheld it (|1), 0 if it does not */

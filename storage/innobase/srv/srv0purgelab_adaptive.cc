@@ -26,7 +26,6 @@ which the purge coordinator runs, and its gate, at which connections wait.
 
 #include "srv0purgelab_adaptive.h"
 #include "srv0purgelab_adaptive_mon.h"
-#include "srv0purgelab_drain.h"
 #include "srv0mon.h"
 #include "trx0gate.h"
 #include "trx0purge.h"
@@ -310,7 +309,7 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   const uint64_t limit=
     s.adaptive.update(now / 1000, x, pending, purged, srv_max_purge_lag,
                       progress, s.gate.want(n_open), s.gate.rate_bound(),
-                      n_open, purge_drain_held_rsegs());
+                      n_open);
   s.publish(now, limit,
             purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
                                          s.gate.tickets()));

@@ -72,8 +72,6 @@ struct purge_rseg_drain_stats_t
   could not free, and segments that transactions referenced then */
   Atomic_relaxed<uint> truncation_busy_rsegs;
   Atomic_relaxed<uint> truncation_referenced_rsegs;
-  /** of those, segments that the drain withheld */
-  Atomic_relaxed<uint> truncation_held_rsegs;
   /** rollback segments that the drain withholds now */
   Atomic_relaxed<uint> rsegs_withheld;
   /** segments that the drain gave back after they drained, and the
@@ -152,7 +150,6 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
     st.truncation_usec= t.pass_usec();
     st.truncation_busy_rsegs= t.last_busy();
     st.truncation_referenced_rsegs= t.last_referenced();
-    st.truncation_held_rsegs= t.last_held();
   }
   if (action == purge_throttle::rseg_drain::RELEASE)
   {
@@ -160,12 +157,6 @@ bool purge_rseg_drain_visited(trx_rseg_t &rseg, bool busy) noexcept
     st.drain_withheld_usec= t.withheld_usec();
   }
   return ours || withheld;
-}
-
-uint purge_drain_held_rsegs() noexcept
-{
-  return purge_drain_width()
-    ? uint{purge_rseg_drain_stats.truncation_held_rsegs} : 0;
 }
 
 uint purge_drain_width() noexcept
