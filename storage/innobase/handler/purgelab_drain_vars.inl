@@ -31,10 +31,11 @@ static MYSQL_SYSVAR_UINT(purge_drain_rsegs, innodb_purge_drain_rsegs,
   " transactions at once, so that it can free the history of transactions"
   " that purge has processed while more transactions run than there are"
   " rollback segments. 0 withholds one segment at a time, in turn. The"
-  " adaptive throttle withholds up to 64 while its bound on open"
-  " transactions is in force, or while the history that waits for"
-  " truncation, with the transactions open, exceeds its share of"
-  " innodb_max_purge_lag, whatever this says",
+  " adaptive throttle withholds up to 64, whatever this says, while its"
+  " bound on open transactions is in force, or while the history that"
+  " waits for truncation, with what joins it before truncation can free"
+  " any (the transactions open, or as much as it last rose after the"
+  " drain came in), exceeds its share of innodb_max_purge_lag",
   NULL, NULL, 0, 0, purge_throttle::rseg_drain::MAX_WIDTH, 0);
 
 #define PURGELAB_DRAIN_SYSTEM_VARIABLES                                 \
