@@ -158,12 +158,12 @@ TEST(AdaptiveThrottle, NoTargetNoLimit)
 
 namespace
 {
-/* Evaluates a controller every dt_us while purge parses per_step
-transactions per step (100,000/s by default); none of the history waits
-for truncation unless `pending` says so, and 256 connections want in. */
 /** TAU, seconds */
 const double TAU_S= double(adaptive_controller::TAU) * 1e-6;
 
+/* Evaluates a controller every dt_us while purge parses per_step
+transactions per step (100,000/s by default); none of the history waits
+for truncation unless `pending` says so, and 256 connections want in. */
 struct driver
 {
   adaptive_controller c;
