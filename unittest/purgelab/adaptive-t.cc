@@ -1626,6 +1626,69 @@ TEST(OpenBound, DropsOnceToWhatCommitsAtTheRateWhenTheRateLoses)
             std::floor(double(w) * std::exp(-0.5 / TAU_S)));
 }
 
+/* Where more of the open transactions wait for a row lock than run, W
+lets in no more than as many again as run (each one more would only join
+a lock's queue, keeping its rollback segment from truncation); where
+fewer wait, or W is out of force, lock waits change nothing. */
+TEST(OpenBound, LetsInAsManyAgainAsRunWhereMostWaitForALock)
+{
+  const uint64_t T= 10000, want= 4096;
+  /* p over its share; purge parses 1,000/s */
+  auto run= [&](adaptive_controller &c, uint64_t &now, uint64_t &purged,
+                uint64_t p, uint64_t waits, int steps)
+  {
+    for (int i= 0; i < steps; i++)
+    {
+      now+= 10000;
+      purged+= 10;
+      c.update(now, p, p, purged, T, true, want, true, want, waits);
+    }
+  };
+  {
+    /* out of force (p under its share): lock waits bring nothing in */
+    adaptive_controller c;
+    uint64_t now= 0, purged= 0;
+    run(c, now, purged, T / 4, want - 1, 100);
+    EXPECT_FALSE(c.in_force());
+    EXPECT_EQ(0u, c.concurrency());
+  }
+  unsigned half;
+  {
+    /* half of the open wait: W as without any */
+    adaptive_controller c, d;
+    uint64_t now= 0, purged= 0, now2= 0, purged2= 0;
+    run(c, now, purged, 2 * T, want / 2, 50);
+    run(d, now2, purged2, 2 * T, 0, 50);
+    half= c.concurrency();
+    ASSERT_GT(half, 0u);
+    EXPECT_EQ(d.concurrency(), half);
+  }
+  adaptive_controller c;
+  uint64_t now= 0, purged= 0;
+  /* 3,840 of 4,096 wait: W at once at most 2 * 256 */
+  run(c, now, purged, 2 * T, 3840, 2);
+  ASSERT_TRUE(c.in_force());
+  EXPECT_LE(c.concurrency(), 512u);
+  EXPECT_GE(c.concurrency(), 1u);
+  /* all of them wait: no less than 1 */
+  run(c, now, purged, 2 * T, want, 1);
+  EXPECT_EQ(1u, c.concurrency());
+  /* the waits end and truncation frees p: W grows back by at most e per
+  TAU, and lapses at want */
+  const unsigned low= c.concurrency();
+  const uint64_t back= now;
+  while (c.concurrency() && now - back < 60000000)
+  {
+    run(c, now, purged, 0, 0, 1);
+    if (c.concurrency())
+      ASSERT_LE(double(c.concurrency()),
+                std::ceil(double(low) *
+                          std::exp(double(now - back) * 1e-6 / TAU_S +
+                                   STEP_S / TAU_S)) + 1);
+  }
+  EXPECT_EQ(0u, c.concurrency()) << "lapsed";
+}
+
 /* An empty history ends neither bound at once: the bound that answers to
 truncation grows back at its fastest and lapses at want, the one that
 answers to the history since C lost stays: the crowd that either keeps

@@ -27,6 +27,7 @@ which the purge coordinator runs, and its gate, at which connections wait.
 #include "srv0purgelab_adaptive.h"
 #include "srv0purgelab_adaptive_mon.h"
 #include "srv0mon.h"
+#include "lock0lock.h"
 #include "trx0gate.h"
 #include "trx0purge.h"
 #include "trx0trx.h"
@@ -306,10 +307,19 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   purge_throttle_sys_t &s= purge_throttle_sys;
   /* read-write transactions open now, let in with a ticket or not */
   const uint64_t n_open= trx_sys.rw_trx_hash.size();
+  /* transactions waiting for a lock, read only while the bound is in
+  force: it caps only that bound */
+  uint64_t lock_waits= 0;
+  if (s.adaptive.concurrency())
+  {
+    mysql_mutex_lock(&lock_sys.wait_mutex);
+    lock_waits= lock_sys.get_wait_pending();
+    mysql_mutex_unlock(&lock_sys.wait_mutex);
+  }
   const uint64_t limit=
     s.adaptive.update(now / 1000, x, pending, purged, srv_max_purge_lag,
                       progress, s.gate.want(n_open), s.gate.rate_bound(),
-                      n_open);
+                      n_open, lock_waits);
   s.publish(now, limit,
             purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
                                          s.gate.tickets()));
