@@ -212,7 +212,7 @@ admission_gate enforces its output.
       is out of force and TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
-  while L of the open wait for a lock, L > open / 2: W <= 2 (open - L)
+  while more of the open wait for a lock (L) than run: W <= open - L
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -427,14 +427,13 @@ public:
       if (lost && !m_lost)
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
-      /* A transaction that waits for a row lock keeps its rollback
-      segment from truncation and commits nothing until the holder does.
-      Where more of the open ones wait than run, W lets in no more than
-      as many again as run: each one more would only join a lock's
-      queue. */
+      /* A transaction that waits for a lock keeps its rollback segment
+      from truncation and commits nothing until the holder does.  While
+      more of the open ones wait than run, W is at most those that run:
+      one more let in would only join a lock's queue. */
       const uint64_t waits= std::min(lock_waits, n_open);
-      if (2 * waits > n_open)
-        m_bound.cap(2 * double(n_open - waits));
+      if (waits > n_open - waits)
+        m_bound.cap(double(n_open - waits));
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
