@@ -1626,11 +1626,12 @@ TEST(OpenBound, DropsOnceToWhatCommitsAtTheRateWhenTheRateLoses)
             std::floor(double(w) * std::exp(-0.5 / TAU_S)));
 }
 
-/* While more of the open transactions wait for a lock than run, W is at
-most those that run (one more let in would only join a lock's queue,
-keeping its rollback segment from truncation); where no more wait than
-run, or W is out of force, lock waits change nothing. */
-TEST(OpenBound, LetsInNoMoreThanRunWhileMostWaitForALock)
+/* Transactions that wait for a lock keep their rollback segments from
+truncation and commit nothing: W acts as far ahead of p as they are
+(at most (1 - ENGAGE) S, as any lead), and while more of the open wait
+than run, W is at most those that run (one more let in would only join a
+lock's queue); where no more wait than run, W is as without them. */
+TEST(OpenBound, AnswersToTransactionsWaitingForALock)
 {
   const uint64_t T= 10000, want= 4096;
   /* p over its share; purge parses 1,000/s */
@@ -1651,6 +1652,24 @@ TEST(OpenBound, LetsInNoMoreThanRunWhileMostWaitForALock)
     run(c, now, purged, T / 4, want - 1, 100);
     EXPECT_FALSE(c.in_force());
     EXPECT_EQ(0u, c.concurrency());
+  }
+  {
+    /* p at 0.8 of its share (S = T): under it, W stays out of force
+    without lock waits; 3,000 waiting join p before truncation frees
+    any, so W comes in, and, more waiting than run, at most the 1,096
+    that run */
+    adaptive_controller c, d;
+    uint64_t now= 0, purged= 0, now2= 0, purged2= 0;
+    run(c, now, purged, 8 * T / 10, 3000, 50);
+    run(d, now2, purged2, 8 * T / 10, 0, 50);
+    EXPECT_EQ(0u, d.concurrency()) << "no bound (the rate is in force)";
+    ASSERT_NE(0u, c.concurrency());
+    EXPECT_LE(c.concurrency(), 1096u);
+    /* under ENGAGE of its share, lock waits bring no W in */
+    adaptive_controller e;
+    now= purged= 0;
+    run(e, now, purged, 4 * T / 10, want, 50);
+    EXPECT_EQ(0u, e.concurrency());
   }
   {
     /* half of the open wait, as many as run: W as without any */

@@ -125,6 +125,7 @@ plant_params sweep_plant(plant_kind k, double connections, double purge,
     p.knee= std::max(1.0, connections / 8);
     p.rise= 0.25;
     p.contention= 1;
+    p.lock_queues= true;
     p.peak= purge;
     p.purge_contention= 1;
     p.truncation_pass= 0.02;
@@ -363,6 +364,7 @@ TEST(ClosedLoop, DISABLED_ThroughputRisesSlowlyToTheKnee)
     p.knee= connections / 8;
     p.rise= 0.25;
     p.contention= 1;
+    p.lock_queues= true;
     p.peak= 10000;
     p.purge= 12000;
     p.target= 10000;
@@ -499,6 +501,7 @@ std::vector<calibrated> purgelab_sim::calibrated_runs()
   v.push_back({"s33-256", 60, p});
 
   p.connections= 4096; p.knee= 490; p.rise= 0.27; p.peak= 8953;
+  p.lock_queues= true;
   p.contention= (8953.0 / 1376 - 1) / (4096.0 / 490 - 1);
   p.purge= 12900; p.truncation_pass= 0.02;
   v.push_back({"s33-4096", 45, p});

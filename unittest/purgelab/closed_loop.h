@@ -108,6 +108,9 @@ struct plant_params
   it commits, holding no ticket, while the gate lets others in beside
   them; false: the connections inside follow the gate at once */
   bool crowd= false;
+  /** hot rows: past the knee every hot row is held, and each connection
+  inside beyond the knee waits for a row lock (the law's lock_waits) */
+  bool lock_queues= false;
   /** start from an empty history, however long the target takes to reach
   (the sweep's unthrottled reference of the steady state) */
   bool start_empty= false;
@@ -439,9 +442,11 @@ inline run_result run(const plant_params &p, bool throttled= true)
                                                         uint64_t(held));
         /* purge progresses while anything is left that it may drain, as
         purge_throttle_adaptive_after_batch() tells the law */
+        /* innodb_row_lock_current_waits: those inside past the knee */
+        const double waits= p.lock_queues ? std::max(0.0, n - p.knee) : 0;
         limit= c.update(now, out, uint64_t(pending), uint64_t(parsed),
                         uint64_t(p.target), out != 0, uint64_t(want),
-                        rate_bound);
+                        rate_bound, uint64_t(want), uint64_t(waits));
       }
       /* gate::publish(): the gate's bound is the law's; ~0U is a rate
       without a bound */

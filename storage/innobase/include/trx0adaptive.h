@@ -205,14 +205,15 @@ admission_gate enforces its output.
   C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
   R_W, R_D: how far p rose after W, the drain last came in
-  A_W = min(R_W, (1 - ENGAGE) S), A_D = min(R_D, (1 - ENGAGE) S)
+  L: open transactions waiting for a lock
+  A_W = min(max(R_W, L), (1 - ENGAGE) S), A_D = min(R_D, (1 - ENGAGE) S)
   g = (S - p - A_W) / S, or 1 where p < ENGAGE S; but from when, x over
       T, u did not fall over TAU_RATE with C at its floor (C lost) until
       W lapses: min((S - p - A_W) / S, -1 while so, (T - x) / T while C
       is out of force and TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
-  while more of the open wait for a lock (L) than run: W <= open - L
+  while more of the open wait for a lock than run: W <= open - L
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -405,8 +406,15 @@ public:
       for nothing.  Each lead is at most (1 - ENGAGE) S: no actuator on p
       comes in where W from p would lapse. */
       const double most_ahead= (1 - ENGAGE) * share;
+      /* A transaction that waits for a lock keeps its rollback segment
+      from truncation and commits nothing until the holder does: those
+      waiting join p before truncation can free any of it, and W acts
+      that far ahead too. */
+      const uint64_t waits= std::min(lock_waits, n_open);
       const double g= std::min((share - double(p) -
-                                m_bound_rise.ahead(most_ahead)) / share,
+                                std::max(m_bound_rise.ahead(most_ahead),
+                                         std::min(double(waits),
+                                                  most_ahead))) / share,
                                !m_over ? 1.0 : lost ? -1.0
                                : !m_engaged && trend &&
                                m_trend * double(TAU) * 1e-6 <
@@ -427,11 +435,9 @@ public:
       if (lost && !m_lost)
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
-      /* A transaction that waits for a lock keeps its rollback segment
-      from truncation and commits nothing until the holder does.  While
-      more of the open ones wait than run, W is at most those that run:
-      one more let in would only join a lock's queue. */
-      const uint64_t waits= std::min(lock_waits, n_open);
+      /* While more of the open transactions wait for a lock than run, W
+      is at most those that run: one more let in would only join a lock's
+      queue. */
       if (waits > n_open - waits)
         m_bound.cap(double(n_open - waits));
       /* the drain frees what waits for truncation: it answers to p and

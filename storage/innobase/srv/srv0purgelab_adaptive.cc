@@ -307,15 +307,10 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   purge_throttle_sys_t &s= purge_throttle_sys;
   /* read-write transactions open now, let in with a ticket or not */
   const uint64_t n_open= trx_sys.rw_trx_hash.size();
-  /* transactions waiting for a lock, read only while the bound is in
-  force: it caps only that bound */
-  uint64_t lock_waits= 0;
-  if (s.adaptive.concurrency())
-  {
-    mysql_mutex_lock(&lock_sys.wait_mutex);
-    lock_waits= lock_sys.get_wait_pending();
-    mysql_mutex_unlock(&lock_sys.wait_mutex);
-  }
+  /* transactions waiting for a lock (once per batch) */
+  mysql_mutex_lock(&lock_sys.wait_mutex);
+  const uint64_t lock_waits= lock_sys.get_wait_pending();
+  mysql_mutex_unlock(&lock_sys.wait_mutex);
   const uint64_t limit=
     s.adaptive.update(now / 1000, x, pending, purged, srv_max_purge_lag,
                       progress, s.gate.want(n_open), s.gate.rate_bound(),
