@@ -353,7 +353,8 @@ public:
   @param rate_bound  the commit rate limit held a connection back since
                    the last update (anti-windup: the integral grows only
                    while a higher limit would admit more)
-  @param open      read-write transactions open now (at most want)
+  @param open      read-write transactions let in and not ended: those
+                   open now, or the tickets out if more (at most want)
   @param lock_waits  transactions waiting for a lock now
   @return the commit rate to admit, read-write transactions per second;
   0 = no limit (concurrency() may still bound the transactions let in) */
@@ -390,7 +391,7 @@ public:
       grows while C holds the history back, or while a crowd comes in,
       lets in what C keeps out, and purge slows with it.  (u, not x: x
       also waits for truncation steps.) */
-      /* read-write transactions open now */
+      /* read-write transactions let in and not ended */
       const uint64_t n_open= std::min(open, want);
       const double share= pending_share(target, u),
         room= (double(target) - double(x)) / double(target);

@@ -307,6 +307,9 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   purge_throttle_sys_t &s= purge_throttle_sys;
   /* read-write transactions open now, let in with a ticket or not */
   const uint64_t n_open= trx_sys.rw_trx_hash.size();
+  /* those let in and not ended: a ticket is held until the commit is
+  durable, after the transaction left rw_trx_hash */
+  const uint64_t inside= std::max<uint64_t>(n_open, s.gate.tickets());
   /* transactions waiting for a lock (once per batch) */
   mysql_mutex_lock(&lock_sys.wait_mutex);
   const uint64_t lock_waits= lock_sys.get_wait_pending();
@@ -314,7 +317,7 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   const uint64_t limit=
     s.adaptive.update(now / 1000, x, pending, purged, srv_max_purge_lag,
                       progress, s.gate.want(n_open), s.gate.rate_bound(),
-                      n_open, lock_waits);
+                      inside, lock_waits);
   s.publish(now, limit,
             purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
                                          s.gate.tickets()));
