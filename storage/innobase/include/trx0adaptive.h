@@ -213,7 +213,7 @@ admission_gate enforces its output.
       is out of force and TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
-  while more of the open wait for a lock than run: W <= open - L
+  while more of the open wait for a lock than run, p >= ENGAGE S: W <= open - L
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -438,8 +438,9 @@ public:
       m_lost= lost;
       /* While more of the open transactions wait for a lock than run, W
       is at most those that run: one more let in would only join a lock's
-      queue. */
-      if (waits > n_open - waits)
+      queue.  Not once truncation has freed p (under ENGAGE S): then W
+      grows back and lapses whatever the lock waits of the load are. */
+      if (!freed && waits > n_open - waits)
         m_bound.cap(double(n_open - waits));
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
