@@ -1,6 +1,6 @@
 #!/bin/bash
 # Copyright (c) 2026, purgelab developers. GPLv2 (see COPYING).
-# The watcher beside the wait-4096 run: each second, per server of the run,
+# The watcher beside the wait-4096, fix-tpcc and fix-4096 runs: each second, per server of the run,
 # row lock waits, threads running, the bound, the waiters and the history.
 # logs, per server of a run: row lock waits, threads running, the bound and the waiters each second
 RUN=$1; CLI=/work/main/build/release/client/mariadb; OUT=$2
