@@ -108,6 +108,9 @@ struct purge_throttle_sys_t
   /** the adaptive controller */
   alignas(CPU_LEVEL1_DCACHE_LINESIZE)
   purge_throttle::adaptive_controller adaptive;
+  /** lock_sys.get_wait_pending() at the last evaluation that found
+  lock_sys.wait_mutex free (purge coordinator only) */
+  uint64_t lock_waits= 0;
 
   /** mutex exists: set by purge_throttle_init() before any connection or
   purge task, cleared by purge_throttle_deinit() after them all (read by
@@ -310,14 +313,18 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   /* those let in and not ended: a ticket is held until the commit is
   durable, after the transaction left rw_trx_hash */
   const uint64_t inside= std::max<uint64_t>(n_open, s.gate.tickets());
-  /* transactions waiting for a lock (once per batch) */
-  mysql_mutex_lock(&lock_sys.wait_mutex);
-  const uint64_t lock_waits= lock_sys.get_wait_pending();
-  mysql_mutex_unlock(&lock_sys.wait_mutex);
+  /* transactions waiting for a lock.  The coordinator never waits for
+  lock_sys.wait_mutex, for which thousands of lock waits may contend:
+  while another holds it, the last reading stands. */
+  if (!mysql_mutex_trylock(&lock_sys.wait_mutex))
+  {
+    s.lock_waits= lock_sys.get_wait_pending();
+    mysql_mutex_unlock(&lock_sys.wait_mutex);
+  }
   const uint64_t limit=
     s.adaptive.update(now / 1000, x, pending, purged, srv_max_purge_lag,
                       progress, s.gate.want(n_open), s.gate.rate_bound(),
-                      inside, lock_waits);
+                      inside, s.lock_waits);
   s.publish(now, limit,
             purge_throttle::ticket_bound(s.adaptive.concurrency(), n_open,
                                          s.gate.tickets()));
