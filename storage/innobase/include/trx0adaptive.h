@@ -232,7 +232,9 @@ shrinks at its fastest while that lasts, and after grows back only while
 C is out of force and u, at its trend, would not reach T within TAU, no
 faster than x leaves room.  W from p alone grows back at its fastest
 once truncation has freed p under ENGAGE S; neither lapses before it is
-back at want.  It bounds every read-write transaction
+back at want.  Transactions that wait for a lock join p before
+truncation frees any of it, and while they are most of those let in
+and p is not freed, W is at most those that run.  It bounds every read-write transaction
 open, with a ticket or without (ticket_bound()).  What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
 parsing, and the history of the rollback segments written since it was
@@ -436,7 +438,7 @@ public:
       if (lost && !m_lost)
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
-      /* While more of the open transactions wait for a lock than run, W
+      /* While more of those let in wait for a lock than run, W
       is at most those that run: one more let in would only join a lock's
       queue.  Not once truncation has freed p (under ENGAGE S): then W
       grows back and lapses whatever the lock waits of the load are. */
