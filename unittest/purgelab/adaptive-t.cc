@@ -1635,7 +1635,8 @@ run, W is as without them. */
 TEST(OpenBound, AnswersToTransactionsWaitingForALock)
 {
   const uint64_t T= 10000, want= 4096;
-  /* p over its share; purge parses 1,000/s */
+  /* all of the history p waits for truncation, want open; purge parses
+  1,000/s */
   auto run= [&](adaptive_controller &c, uint64_t &now, uint64_t &purged,
                 uint64_t p, uint64_t waits, int steps)
   {

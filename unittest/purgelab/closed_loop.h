@@ -46,8 +46,10 @@ at all), with an injected clock (closed_loop-t.cc):
    batch / purge seconds, within [1 ms, POLL_MAX], and with an empty
    history publishes no limit, as srv0purgelab_adaptive.cc does; it tells
    the law the history parsed and not truncated (pending), those that want in
-   (gate::want(): inside, or let in and waiting), and whether the rate
-   limit, not only the bound, held connections back;
+   (gate::want(): inside, or let in and waiting), whether the rate
+   limit, not only the bound, held connections back, and, on hot-row
+   plants (lock_queues), those inside past the knee as waiting for a
+   row lock;
  - noise: optionally, the commit rate times a random factor, uniform, of
    mean 1, drawn every noise_period (a fixed seed), as the per-second
    throughput of a real load swings, more on hot rows than on uniform ones. */
@@ -440,10 +442,10 @@ inline run_result run(const plant_params &p, bool throttled= true)
         const double held= !holds ? 0 : segments_held ? history : blocked;
         const uint64_t out= adaptive_controller::output(uint64_t(history),
                                                         uint64_t(held));
-        /* purge progresses while anything is left that it may drain, as
-        purge_throttle_adaptive_after_batch() tells the law */
         /* innodb_row_lock_current_waits: those inside past the knee */
         const double waits= p.lock_queues ? std::max(0.0, n - p.knee) : 0;
+        /* purge progresses while anything is left that it may drain, as
+        purge_throttle_adaptive_after_batch() tells the law */
         limit= c.update(now, out, uint64_t(pending), uint64_t(parsed),
                         uint64_t(p.target), out != 0, uint64_t(want),
                         rate_bound, uint64_t(want), uint64_t(waits));

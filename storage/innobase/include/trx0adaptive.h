@@ -213,7 +213,8 @@ admission_gate enforces its output.
       is out of force and TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
-  while more of the open wait for a lock than run, p >= ENGAGE S: W <= open - L
+  while more of those let in wait for a lock than run, p >= ENGAGE S:
+      W <= open - L
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -234,8 +235,9 @@ faster than x leaves room.  W from p alone grows back at its fastest
 once truncation has freed p under ENGAGE S; neither lapses before it is
 back at want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in
-and p is not freed, W is at most those that run.  It bounds every read-write transaction
-open, with a ticket or without (ticket_bound()).  What only the end of
+and p is not freed, W is at most those that run.  It bounds every
+read-write transaction open, with a ticket or without (ticket_bound()).
+What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
 parsing, and the history of the rollback segments written since it was
 opened, which truncation may not free while it holds.  No throttle

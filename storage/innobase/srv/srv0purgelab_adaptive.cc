@@ -313,10 +313,11 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   /* those let in and not ended: a ticket is held until the commit is
   durable, after the transaction left rw_trx_hash */
   const uint64_t inside= std::max<uint64_t>(n_open, s.gate.tickets());
-  /* transactions waiting for a lock.  The coordinator never waits for
-  lock_sys.wait_mutex, for which thousands of lock waits may contend:
-  while another holds it, the last reading stands. */
-  if (!mysql_mutex_trylock(&lock_sys.wait_mutex))
+  /* transactions waiting for a lock (the law reads them only with a
+  target).  The coordinator never waits for lock_sys.wait_mutex, for
+  which thousands of lock waits may contend: while another holds it, the
+  last reading stands. */
+  if (srv_max_purge_lag && !mysql_mutex_trylock(&lock_sys.wait_mutex))
   {
     s.lock_waits= lock_sys.get_wait_pending();
     mysql_mutex_unlock(&lock_sys.wait_mutex);
