@@ -1692,23 +1692,73 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   /* all of them wait: no less than 1 */
   run(c, now, purged, 2 * T, want, 1);
   EXPECT_EQ(1u, c.concurrency());
-  /* truncation frees p: W grows back by at most e per TAU, and lapses at
-  want, however many wait for a lock (a load's own lock waits, as on
-  TPC-C, do not hold W) */
+  /* truncation frees p: W grows back by at most e per TAU, however many
+  wait for a lock (a load's own lock waits, as on TPC-C, do not hold it
+  down), but to at most half the 4,096 let in when most waited: it does
+  not let the queues form again */
   const unsigned low= c.concurrency();
   const uint64_t back= now;
-  while (c.concurrency() && now - back < 60000000)
+  while (now - back < 60000000)
   {
     run(c, now, purged, 0, 3 * want / 4, 1);
-    if (c.concurrency())
-    {
-      ASSERT_LE(double(c.concurrency()),
-                std::ceil(double(low) *
-                          std::exp(double(now - back) * 1e-6 / TAU_S +
-                                   STEP_S / TAU_S)) + 1);
-    }
+    ASSERT_TRUE(c.in_force());
+    ASSERT_LE(double(c.concurrency()),
+              std::ceil(double(low) *
+                        std::exp(double(now - back) * 1e-6 / TAU_S +
+                                 STEP_S / TAU_S)) + 1);
+    ASSERT_LE(c.concurrency(), want / 2);
+  }
+  EXPECT_EQ(want / 2, c.concurrency()) << "grown back to half";
+  /* the crowd leaves: no more want in than half of it, W lapses */
+  for (int i= 0; i < 10 && c.concurrency(); i++)
+  {
+    now+= 10000;
+    purged+= 10;
+    c.update(now, 0, 0, purged, T, true, want / 2, true, want / 2, 0);
   }
   EXPECT_EQ(0u, c.concurrency()) << "lapsed";
+}
+
+/* Lock queues form at once past some crowd: after W was cut for them, it
+grows back to at most half the most let in at such a moment, the most over
+every such moment (a cut from a bound already low does not ratchet it
+down), and it lapses once no more than that want in. */
+TEST(OpenBound, GrowsBackToHalfTheCrowdThatQueued)
+{
+  open_bound b;
+  const double tau= 2;
+  b.update(0.1, tau, -1, 4096);
+  ASSERT_TRUE(b.in_force());
+  b.queued(4000);
+  b.cap(100);
+  EXPECT_EQ(100u, b.size());
+  /* a later cut from a bound of 300 keeps the ceiling at 2,000 */
+  for (int i= 0; i < 20; i++)
+    b.update(0.1, tau, 1, 4096);
+  b.queued(300);
+  b.cap(20);
+  for (int i= 0; i < 600; i++)
+    b.update(0.1, tau, 1, 4096);
+  EXPECT_EQ(2000u, b.size());
+  /* fewer want in than the crowd that queued, but more than half of it */
+  for (int i= 0; i < 10; i++)
+    b.update(0.1, tau, 1, 3000);
+  EXPECT_EQ(2000u, b.size());
+  /* no more than half of it want in: W lapses */
+  b.update(0.1, tau, 1, 2000);
+  EXPECT_FALSE(b.in_force());
+  /* a new episode forgets the crowd */
+  b.update(0.1, tau, -1, 4096);
+  for (int i= 0; i < 600; i++)
+    b.update(0.1, tau, 1, 4096);
+  EXPECT_FALSE(b.in_force());
+  /* a bound that was not in force records no crowd */
+  open_bound c;
+  c.queued(4000);
+  c.update(0.1, tau, -1, 4096);
+  for (int i= 0; i < 600; i++)
+    c.update(0.1, tau, 1, 4096);
+  EXPECT_FALSE(c.in_force());
 }
 
 /* An empty history ends neither bound at once: the bound that answers to

@@ -88,14 +88,34 @@ public:
       if (!(g < 0))
         return;
       m_most= 0;
+      m_queued= 0;
+    }
+    if (m_queued && want <= m_queued / 2)
+    {
+      /* the crowd that queued has left: W answers to those who want in */
+      m_queued= 0;
+      m_most= 0;
     }
     m_most= std::max(m_most, std::max(1.0, want));
     if (m_w <= 0)
       m_w= m_most;
     g= std::max(-1.0, std::min(1.0, g));
-    m_w= std::max(1.0, std::min(m_most, m_w * std::exp(g * dt / tau)));
+    m_w= std::max(1.0, std::min(m_queued ? std::min(m_most, m_queued / 2)
+                                : m_most, m_w * std::exp(g * dt / tau)));
     if (m_w >= m_most && g >= 0)
       m_w= 0;
+  }
+
+  /** More than half of the n let in waited for a lock: at most half of
+  them ran.  While W is in force it grows back to at most half the most
+  let in at such a moment, not into the queues again (they form at once,
+  with no warning in the lock waits before), and it lapses only once
+  fewer want in than that.
+  @param n  transactions let in and not ended */
+  void queued(double n) noexcept
+  {
+    if (m_w > 0)
+      m_queued= std::max(m_queued, n);
   }
 
   /** Bound W by n at most, if it is in force.
@@ -125,6 +145,9 @@ private:
   double m_w= 0;
   /** the most connections that wanted in since W came into force */
   double m_most= 0;
+  /** the most let in while more than half of them waited for a lock,
+  since W came into force (0: none) */
+  double m_queued= 0;
 };
 
 /** The gate counts the transactions that it let in with a ticket; those let
@@ -214,7 +237,7 @@ admission_gate enforces its output.
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, p >= ENGAGE S:
-      W <= open - L
+      W <= open - L; from then on W <= Q / 2, Q the most open then
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -235,7 +258,8 @@ faster than x leaves room.  W from p alone grows back at its fastest
 once truncation has freed p under ENGAGE S; neither lapses before it is
 back at want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in
-and p is not freed, W is at most those that run.  It bounds every
+and p is not freed, W is at most those that run, and grows back to at
+most half the most let in at such a moment.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
 What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
@@ -442,10 +466,15 @@ public:
       m_lost= lost;
       /* While more of those let in wait for a lock than run, W
       is at most those that run: one more let in would only join a lock's
-      queue.  Not once truncation has freed p (under ENGAGE S): then W
-      grows back and lapses whatever the lock waits of the load are. */
+      queue; and from then on it grows back to at most half the most let
+      in at such a moment.  Not once truncation has freed p (under
+      ENGAGE S): then W grows back whatever the lock waits of the load
+      are. */
       if (!freed && waits > n_open - waits)
+      {
+        m_bound.queued(double(n_open));
         m_bound.cap(double(n_open - waits));
+      }
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
