@@ -1688,10 +1688,22 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   run(c, now, purged, 2 * T, 3840, 2);
   ASSERT_TRUE(c.in_force());
   EXPECT_LE(c.concurrency(), 256u);
-  EXPECT_GE(c.concurrency(), 1u);
-  /* all of them wait: no less than 1 */
-  run(c, now, purged, 2 * T, want, 1);
-  EXPECT_EQ(1u, c.concurrency());
+  EXPECT_GE(c.concurrency(), 128u) << "cut once, then by e per TAU";
+  /* while the queues last, no further cut: W shrinks by at most e per
+  TAU, as the crowd leaves (no ratchet down to those holding the locks) */
+  {
+    const unsigned w= c.concurrency();
+    run(c, now, purged, 2 * T, want - 2, 10);
+    EXPECT_GE(double(c.concurrency()),
+              std::floor(double(w) * std::exp(-0.1 / TAU_S)) - 1);
+  }
+  /* all of them wait, in a new episode: no less than 1 */
+  {
+    adaptive_controller d;
+    uint64_t now2= 0, purged2= 0;
+    run(d, now2, purged2, 2 * T, want, 1);
+    EXPECT_EQ(1u, d.concurrency());
+  }
   /* truncation frees p: W grows back by at most e per TAU, however many
   wait for a lock (a load's own lock waits, as on TPC-C, do not hold it
   down), but to at most half the 4,096 let in when most waited: it does
@@ -1709,8 +1721,17 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
     ASSERT_LE(c.concurrency(), want / 2);
   }
   EXPECT_EQ(want / 2, c.concurrency()) << "grown back to half";
-  /* the crowd leaves: no more want in than half of it, W lapses */
-  for (int i= 0; i < 10 && c.concurrency(); i++)
+  /* the crowd leaves: no more want in than half of it for TAU, W lapses;
+  a shorter dip leaves W where it is */
+  for (int i= 0; i < 100; i++)
+  {
+    now+= 10000;
+    purged+= 10;
+    c.update(now, 0, 0, purged, T, true, want / 2, true, want / 2, 0);
+  }
+  EXPECT_EQ(want / 2, c.concurrency()) << "a dip of 1 s";
+  run(c, now, purged, 0, 0, 1);
+  for (int i= 0; i < 300 && c.concurrency(); i++)
   {
     now+= 10000;
     purged+= 10;
@@ -1722,7 +1743,7 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
 /* Lock queues form at once past some crowd: after W was cut for them, it
 grows back to at most half the most let in at such a moment, the most over
 every such moment (a cut from a bound already low does not ratchet it
-down), and it lapses once no more than that want in. */
+down), and it lapses once no more than that have wanted in for TAU. */
 TEST(OpenBound, GrowsBackToHalfTheCrowdThatQueued)
 {
   open_bound b;
@@ -1744,8 +1765,18 @@ TEST(OpenBound, GrowsBackToHalfTheCrowdThatQueued)
   for (int i= 0; i < 10; i++)
     b.update(0.1, tau, 1, 3000);
   EXPECT_EQ(2000u, b.size());
-  /* no more than half of it want in: W lapses */
-  b.update(0.1, tau, 1, 2000);
+  /* no more than half of it want in for less than TAU: W stays */
+  for (int i= 0; i < 19; i++)
+    b.update(0.1, tau, 1, 2000);
+  EXPECT_TRUE(b.in_force());
+  /* one more reading above half resets the count */
+  b.update(0.1, tau, 1, 3000);
+  for (int i= 0; i < 19; i++)
+    b.update(0.1, tau, 1, 2000);
+  EXPECT_TRUE(b.in_force());
+  /* for TAU: W lapses */
+  for (int i= 0; i < 2 && b.in_force(); i++)
+    b.update(0.1, tau, 1, 2000);
   EXPECT_FALSE(b.in_force());
   /* a new episode forgets the crowd */
   b.update(0.1, tau, -1, 4096);
