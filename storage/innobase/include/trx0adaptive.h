@@ -243,8 +243,8 @@ admission_gate enforces its output.
       is out of force and TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
-  once more of those let in wait for a lock than run, p >= ENGAGE S:
-      W <= open - L once; from then on W <= Q / 2, Q the most open then
+  while more of those let in wait for a lock than run, p >= ENGAGE S:
+      W <= open - L; from then on W <= Q / 2, Q the most open then
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -264,8 +264,8 @@ C is out of force and u, at its trend, would not reach T within TAU, no
 faster than x leaves room.  W from p alone grows back at its fastest
 once truncation has freed p under ENGAGE S; neither lapses before it is
 back at want.  Transactions that wait for a lock join p before
-truncation frees any of it, and once they are most of those let in
-and p is not freed, W drops to those that run, and grows back to at
+truncation frees any of it, and while they are most of those let in
+and p is not freed, W is at most those that run, and grows back to at
 most half the most let in at such a moment.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
 What only the end of
@@ -411,7 +411,6 @@ public:
       m_bound_at= 0;
       m_over= false;
       m_lost= false;
-      m_queues= false;
       m_drain= false;
       m_bound_rise.reset();
       m_drain_rise.reset();
@@ -472,21 +471,17 @@ public:
       if (lost && !m_lost)
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
-      /* Once more of those let in wait for a lock than run, W
-      drops at once to those that run: one more let in would only join a
-      lock's queue.  Once per episode, as for C's loss: the queues drain
-      slowly, and a cut at each update would ratchet W down to the few
-      that hold the locks.  From then on W grows back to at most half the
-      most let in at such a moment.  Not once truncation has freed p (under
+      /* While more of those let in wait for a lock than run, W
+      is at most those that run: one more let in would only join a lock's
+      queue; and from then on it grows back to at most half the most let
+      in at such a moment.  Not once truncation has freed p (under
       ENGAGE S): then W grows back whatever the lock waits of the load
       are. */
-      const bool queues= !freed && waits > n_open - waits;
-      if (queues && !m_queues)
+      if (!freed && waits > n_open - waits)
       {
         m_bound.queued(double(n_open));
         m_bound.cap(double(n_open - waits));
       }
-      m_queues= queues;
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
@@ -623,9 +618,6 @@ private:
   bool m_floor= false;
   /** C had lost at the last update() */
   bool m_lost= false;
-  /** more of those let in waited for a lock than ran, p not freed, at
-  the last update() */
-  bool m_queues= false;
   /** p and what joins it before the drain frees any were over p's share
   at the last update() */
   bool m_drain= false;
