@@ -1711,20 +1711,19 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   EXPECT_EQ(want / 2, c.concurrency()) << "grown back to half";
   /* the crowd leaves: no more want in than half of it for TAU, W lapses;
   a shorter dip leaves W where it is */
-  for (int i= 0; i < 100; i++)
+  auto half_want= [&](int steps)
   {
-    now+= 10000;
-    purged+= 10;
-    c.update(now, 0, 0, purged, T, true, want / 2, true, want / 2, 0);
-  }
+    for (int i= 0; i < steps && c.concurrency(); i++)
+    {
+      now+= 10000;
+      purged+= 10;
+      c.update(now, 0, 0, purged, T, true, want / 2, true, want / 2, 0);
+    }
+  };
+  half_want(100);
   EXPECT_EQ(want / 2, c.concurrency()) << "a dip of 1 s";
   run(c, now, purged, 0, 0, 1);
-  for (int i= 0; i < 300 && c.concurrency(); i++)
-  {
-    now+= 10000;
-    purged+= 10;
-    c.update(now, 0, 0, purged, T, true, want / 2, true, want / 2, 0);
-  }
+  half_want(300);
   EXPECT_EQ(0u, c.concurrency()) << "lapsed";
 }
 

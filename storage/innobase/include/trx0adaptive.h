@@ -88,16 +88,16 @@ public:
       if (!(g < 0))
         return;
       m_most= 0;
-      m_queued= 0;
+      m_ceiling= 0;
       m_fewer= 0;
     }
-    /* no more than half the crowd that queued wanted in for TAU: it has
-    left (a shorter dip is clients waiting for a CPU), and W answers to
-    those who want in now */
-    m_fewer= m_queued && want <= m_queued / 2 ? m_fewer + dt : 0;
+    /* no more than the ceiling wanted in for TAU: the crowd that queued
+    has left (a shorter dip is clients waiting for a CPU), and W answers
+    to those who want in now */
+    m_fewer= m_ceiling && want <= m_ceiling ? m_fewer + dt : 0;
     if (m_fewer >= tau)
     {
-      m_queued= 0;
+      m_ceiling= 0;
       m_most= 0;
       m_fewer= 0;
     }
@@ -105,7 +105,7 @@ public:
     if (m_w <= 0)
       m_w= m_most;
     g= std::max(-1.0, std::min(1.0, g));
-    m_w= std::max(1.0, std::min(m_queued ? std::min(m_most, m_queued / 2)
+    m_w= std::max(1.0, std::min(m_ceiling ? std::min(m_most, m_ceiling)
                                 : m_most, m_w * std::exp(g * dt / tau)));
     if (m_w >= m_most && g >= 0)
       m_w= 0;
@@ -120,7 +120,7 @@ public:
   void queued(double n) noexcept
   {
     if (m_w > 0)
-      m_queued= std::max(m_queued, n);
+      m_ceiling= std::max(m_ceiling, n / 2);
   }
 
   /** Bound W by n at most, if it is in force.
@@ -150,10 +150,10 @@ private:
   double m_w= 0;
   /** the most connections that wanted in since W came into force */
   double m_most= 0;
-  /** the most let in while more than half of them waited for a lock,
-  since W came into force (0: none) */
-  double m_queued= 0;
-  /** seconds for which no more than half of m_queued wanted in */
+  /** half the most let in while more than half of them waited for a
+  lock, since W came into force: W grows back to at most this (0: none) */
+  double m_ceiling= 0;
+  /** seconds for which no more than m_ceiling wanted in */
   double m_fewer= 0;
 };
 
