@@ -1586,6 +1586,39 @@ TEST(OpenBound, GrowsBackOnlyWhileNoCrowdComesIn)
   EXPECT_GT(d.c.concurrency(), held);
 }
 
+/* W from p, once truncation has freed p, grows back only while u, at its
+trend, would not reach T within TAU: a crowd let in faster than purge
+parses it would fill u before W binds again. */
+TEST(OpenBound, GrowsBackOnlyWhileTheParseKeepsUp)
+{
+  const uint64_t T= 10000, want= 5000;
+  driver d;
+  /* p stands at 3 T: W comes in from p and shrinks */
+  for (int i= 0; i < 300; i++)
+    d.step(3 * T, T, true, true, 1000, 10000, 3 * T, want);
+  ASSERT_GT(d.c.concurrency(), 0u);
+  ASSERT_LT(d.c.concurrency(), want);
+  /* truncation frees p; u rises at 2,000/s from 0.3 T: once its trend has
+  settled (1.8 s, x at 0.66 T) it would pass T within TAU, and W holds
+  while u rises on to 0.86 T */
+  uint64_t x= 3 * T / 10;
+  for (int i= 0; i < 180; i++, x+= 20)
+    d.step(x, T, true, true, 1000, 10000, 0, want);
+  const unsigned low= d.c.concurrency();
+  ASSERT_GT(low, 0u);
+  for (int i= 0; i < 100; i++, x+= 20)
+    d.step(x, T, true, true, 1000, 10000, 0, want);
+  EXPECT_EQ(low, d.c.concurrency()) << "held while the parse falls behind";
+  /* x falls to 0.4 T and stands: u no longer rises, and W grows back
+  at its fastest, by e per TAU */
+  x= 4 * T / 10;
+  for (int i= 0; i < 100; i++)
+    d.step(x, T, true, true, 1000, 10000, 0, want);
+  EXPECT_GT(double(d.c.concurrency()), double(low) * std::exp(0.4 / TAU_S));
+  EXPECT_LE(double(d.c.concurrency()),
+            std::ceil(double(low) * std::exp(1.0 / TAU_S)));
+}
+
 /* Once C loses, W drops at once by Little's law to the open transactions
 that would commit at C; it does so once per loss, so that the crowd
 leaving (fewer open, the same commits averaged over TAU_RATE) does not

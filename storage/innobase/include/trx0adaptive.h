@@ -237,10 +237,11 @@ admission_gate enforces its output.
   R_W, R_D: how far p rose after W, the drain last came in
   L: open transactions waiting for a lock
   A_W = min(max(R_W, L), (1 - ENGAGE) S), A_D = min(R_D, (1 - ENGAGE) S)
-  g = (S - p - A_W) / S, or 1 where p < ENGAGE S; but from when, x over
-      T, u did not fall over TAU_RATE with C at its floor (C lost) until
-      W lapses: min((S - p - A_W) / S, -1 while so, (T - x) / T while C
-      is out of force and TAU du/dt < T - x, else 0)
+  g = (S - p - A_W) / S, or where p < ENGAGE S 1 (0 while TAU du/dt >=
+      T - x); but from when, x over T, u did not fall over TAU_RATE with
+      C at its floor (C lost) until W lapses: min((S - p - A_W) / S,
+      -1 while so, (T - x) / T while C is out of force and
+      TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, p >= ENGAGE S:
@@ -262,8 +263,9 @@ then it drops at once to the transactions open that would commit at C,
 shrinks at its fastest while that lasts, and after grows back only while
 C is out of force and u, at its trend, would not reach T within TAU, no
 faster than x leaves room.  W from p alone grows back at its fastest
-once truncation has freed p under ENGAGE S; neither lapses before it is
-back at want.  Transactions that wait for a lock join p before
+once truncation has freed p under ENGAGE S, also only while u, at its
+trend, would not reach T within TAU; neither lapses before it is back at
+want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in
 and p is not freed, W is at most those that run, and grows back to at
 most half the most let in at such a moment.  It bounds every
@@ -460,11 +462,17 @@ public:
       p grows back at its fastest, by e per TAU, and lapses back at want.
       Lapsing at once, as C does under ENGAGE T, lets in at once the crowd
       that it kept out: on hot rows that crowd slows purge and fills p
-      again before W, back at want, binds. */
+      again before W, back at want, binds.  As after C lost, it grows only
+      while u, at its trend, would not reach T within TAU: a bound that
+      grows while purge's parse falls behind lets in more of what slows
+      it. */
       const bool freed= !m_over && double(p) < ENGAGE * share;
+      const bool parse_behind= trend &&
+        m_trend * double(TAU) * 1e-6 >= double(target) - double(x);
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
-                     double(TAU) * 1e-6, freed ? 1.0 : g, double(want));
+                     double(TAU) * 1e-6,
+                     freed ? (parse_behind ? 0.0 : 1.0) : g, double(want));
       /* Once C loses, W drops at once to the transactions open that
       would commit at C (Little's law at their present holding time): the
       crowd that made it lose has to leave before another comes in. */
