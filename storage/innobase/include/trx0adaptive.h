@@ -237,8 +237,8 @@ admission_gate enforces its output.
   R_W, R_D: how far p rose after W, the drain last came in
   L: open transactions waiting for a lock
   A_W = min(max(R_W, L), (1 - ENGAGE) S), A_D = min(R_D, (1 - ENGAGE) S)
-  g = (S - p - A_W) / S, or where p < ENGAGE S 1 (0 while TAU du/dt >=
-      T - x); but from when, x over T, u did not fall over TAU_RATE with
+  g = (S - p - A_W) / S, or, where p < ENGAGE S, 1 (0 while TAU du/dt
+      >= T - x); but from when, x over T, u did not fall over TAU_RATE with
       C at its floor (C lost) until W lapses: min((S - p - A_W) / S,
       -1 while so, (T - x) / T while C is out of force and
       TAU du/dt < T - x, else 0)
