@@ -449,14 +449,15 @@ public:
       waiting join p before truncation can free any of it, and W acts
       that far ahead too. */
       const uint64_t waits= std::min(lock_waits, n_open);
+      /* u, at its trend, would not reach T within TAU */
+      const bool keeps_up=
+        m_trend * double(TAU) * 1e-6 < double(target) - double(x);
       const double g= std::min((share - double(p) -
                                 std::max(m_bound_rise.ahead(most_ahead),
                                          std::min(double(waits),
                                                   most_ahead))) / share,
                                !m_over ? 1.0 : lost ? -1.0
-                               : !m_engaged && trend &&
-                               m_trend * double(TAU) * 1e-6 <
-                               double(target) - double(x) ? room
+                               : !m_engaged && trend && keeps_up ? room
                                : 0.0);
       /* Once truncation has freed p to under ENGAGE of its share, W from
       p grows back at its fastest, by e per TAU, and lapses back at want.
@@ -467,12 +468,11 @@ public:
       grows while purge's parse falls behind lets in more of what slows
       it. */
       const bool freed= !m_over && double(p) < ENGAGE * share;
-      const bool parse_behind= trend &&
-        m_trend * double(TAU) * 1e-6 >= double(target) - double(x);
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6,
-                     freed ? (parse_behind ? 0.0 : 1.0) : g, double(want));
+                     freed ? (trend && !keeps_up ? 0.0 : 1.0) : g,
+                     double(want));
       /* Once C loses, W drops at once to the transactions open that
       would commit at C (Little's law at their present holding time): the
       crowd that made it lose has to leave before another comes in. */
