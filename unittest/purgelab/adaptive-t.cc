@@ -1760,6 +1760,51 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   EXPECT_EQ(0u, c.concurrency()) << "lapsed";
 }
 
+/* Where truncation keeps up (p near 0) and the history is unparsed, C
+holds it; if then more of those let in wait for a lock than run, W comes
+in at once at most those that run, and grows back to at most half the
+crowd; not while no more wait than run, nor while C is out of force. */
+TEST(OpenBound, ComesInForALockQueueWhileTheRateHolds)
+{
+  const uint64_t T= 10000, want= 512;
+  /* x all unparsed, want open; purge parses 1,000/s */
+  auto run= [&](adaptive_controller &c, uint64_t &now, uint64_t &purged,
+                uint64_t x, uint64_t waits, int steps)
+  {
+    for (int i= 0; i < steps; i++)
+    {
+      now+= 10000;
+      purged+= 10;
+      c.update(now, x, 0, purged, T, true, want, true, want, waits);
+    }
+  };
+  {
+    /* C out of force (x under ENGAGE T): lock waits bring nothing in */
+    adaptive_controller c;
+    uint64_t now= 0, purged= 0;
+    run(c, now, purged, 4 * T / 10, 400, 100);
+    EXPECT_EQ(0u, c.concurrency());
+  }
+  {
+    /* C in force, fewer wait than run: the rate alone */
+    adaptive_controller c;
+    uint64_t now= 0, purged= 0;
+    run(c, now, purged, 8 * T / 10, 200, 100);
+    EXPECT_NE(0u, c.limit());
+    EXPECT_EQ(0u, c.concurrency());
+  }
+  adaptive_controller c;
+  uint64_t now= 0, purged= 0;
+  run(c, now, purged, 8 * T / 10, 400, 1);
+  ASSERT_TRUE(c.in_force());
+  EXPECT_GE(c.concurrency(), 1u);
+  EXPECT_LE(c.concurrency(), 112u) << "at most the 112 that run";
+  /* the history falls under ENGAGE T: W grows back, whatever waits, to
+  half the crowd, and stays there while the crowd wants in */
+  run(c, now, purged, 2 * T / 10, 400, 3000);
+  EXPECT_EQ(want / 2, c.concurrency());
+}
+
 /* Lock queues form at once past some crowd: after W was cut for them, it
 grows back to at most half the most let in at such a moment, the most over
 every such moment (a cut from a bound already low does not ratchet it

@@ -244,8 +244,9 @@ admission_gate enforces its output.
       TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
-  while more of those let in wait for a lock than run, p >= ENGAGE S:
-      W <= open - L; from then on W <= Q / 2, Q the most open then
+  while more of those let in wait for a lock than run, p >= ENGAGE S or
+      C in force: W <= open - L (W comes in for it); from then on
+      W <= Q / 2, Q the most open then
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -267,8 +268,9 @@ once truncation has freed p under ENGAGE S, also only while u, at its
 trend, would not reach T within TAU; neither lapses before it is back at
 want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in
-and p is not freed, W is at most those that run, and grows back to at
-most half the most let in at such a moment.  It bounds every
+and p is not freed or C is in force, W is at most those that run (it
+comes in for that, if out of force), and grows back to at most half the
+most let in at such a moment.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
 What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
@@ -468,10 +470,17 @@ public:
       grows while purge's parse falls behind lets in more of what slows
       it. */
       const bool freed= !m_over && double(p) < ENGAGE * share;
+      /* More of those let in wait for a lock than run, while an actuator
+      holds the history (p not freed, or C in force): one more let in
+      would only join a lock's queue, holding an open transaction and a
+      share of the CPUs that purge's parse needs.  W comes in for that
+      too, where p alone would leave it out. */
+      const bool queue= (!freed || m_engaged) && waits > n_open - waits;
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6,
-                     freed ? (trend && !keeps_up ? 0.0 : 1.0) : g,
+                     !freed ? g : queue && !m_bound.in_force() ? -1.0
+                     : trend && !keeps_up ? 0.0 : 1.0,
                      double(want));
       /* Once C loses, W drops at once to the transactions open that
       would commit at C (Little's law at their present holding time): the
@@ -479,13 +488,11 @@ public:
       if (lost && !m_lost)
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
-      /* While more of those let in wait for a lock than run, W
-      is at most those that run: one more let in would only join a lock's
-      queue; and from then on it grows back to at most half the most let
-      in at such a moment.  Not once truncation has freed p (under
-      ENGAGE S): then W grows back whatever the lock waits of the load
-      are. */
-      if (!freed && waits > n_open - waits)
+      /* While so, W is at most those that run, and from then on it
+      grows back to at most half the most let in at such a moment.  Not
+      once truncation has freed p (under ENGAGE S) with C out of force:
+      then W grows back whatever the lock waits of the load are. */
+      if (queue)
       {
         m_bound.queued(double(n_open));
         m_bound.cap(double(n_open - waits));
