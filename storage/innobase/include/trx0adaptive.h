@@ -245,8 +245,8 @@ admission_gate enforces its output.
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, p >= ENGAGE S or
-      C in force: W <= open - L (W comes in for it); from then on
-      W <= Q / 2, Q the most open then
+      C in force: W <= open - L (W comes in for it while p is freed);
+      from then on W <= Q / 2, Q the most open then
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -268,9 +268,9 @@ once truncation has freed p under ENGAGE S, also only while u, at its
 trend, would not reach T within TAU; neither lapses before it is back at
 want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in
-and p is not freed or C is in force, W is at most those that run (it
-comes in for that, if out of force), and grows back to at most half the
-most let in at such a moment.  It bounds every
+and p is not freed or C is in force, W is at most those that run (with
+p freed, it comes in for that if out of force), and grows back to at
+most half the most let in at such a moment.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
 What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
