@@ -1665,21 +1665,29 @@ truncation and commit nothing: W acts as far ahead of p as they are
 than run, W is at most those that run (one more let in would only join a
 lock's queue), until truncation has freed p; where no more wait than
 run, W is as without them. */
+/* steps of 10 ms at a target T in which purge parses 1,000/s: the history
+x, of it pending waiting for truncation, want connections open, waits of
+them waiting for a lock */
+static void lock_steps(adaptive_controller &c, uint64_t &now,
+                       uint64_t &purged, uint64_t T, uint64_t x,
+                       uint64_t pending, uint64_t want, uint64_t waits,
+                       int steps)
+{
+  for (int i= 0; i < steps; i++)
+  {
+    now+= 10000;
+    purged+= 10;
+    c.update(now, x, pending, purged, T, true, want, true, want, waits);
+  }
+}
+
 TEST(OpenBound, AnswersToTransactionsWaitingForALock)
 {
   const uint64_t T= 10000, want= 4096;
-  /* all of the history p waits for truncation, want open; purge parses
-  1,000/s */
+  /* all of the history p waits for truncation, want open */
   auto run= [&](adaptive_controller &c, uint64_t &now, uint64_t &purged,
                 uint64_t p, uint64_t waits, int steps)
-  {
-    for (int i= 0; i < steps; i++)
-    {
-      now+= 10000;
-      purged+= 10;
-      c.update(now, p, p, purged, T, true, want, true, want, waits);
-    }
-  };
+  { lock_steps(c, now, purged, T, p, p, want, waits, steps); };
   {
     /* out of force (p under its share): lock waits bring nothing in */
     adaptive_controller c;
@@ -1767,17 +1775,10 @@ crowd; not while no more wait than run, nor while C is out of force. */
 TEST(OpenBound, ComesInForALockQueueWhileTheRateHolds)
 {
   const uint64_t T= 10000, want= 512;
-  /* x all unparsed, want open; purge parses 1,000/s */
+  /* x all unparsed, want open */
   auto run= [&](adaptive_controller &c, uint64_t &now, uint64_t &purged,
                 uint64_t x, uint64_t waits, int steps)
-  {
-    for (int i= 0; i < steps; i++)
-    {
-      now+= 10000;
-      purged+= 10;
-      c.update(now, x, 0, purged, T, true, want, true, want, waits);
-    }
-  };
+  { lock_steps(c, now, purged, T, x, 0, want, waits, steps); };
   {
     /* C out of force (x under ENGAGE T): lock waits bring nothing in */
     adaptive_controller c;
@@ -1803,6 +1804,27 @@ TEST(OpenBound, ComesInForALockQueueWhileTheRateHolds)
   half the crowd, and stays there while the crowd wants in */
   run(c, now, purged, 2 * T / 10, 400, 3000);
   EXPECT_EQ(want / 2, c.concurrency());
+}
+
+/* A lock queue brings W into force at those that run, with the crowd as
+its ceiling, whether or not it was in force: as a cut from update()'s
+own entry would. */
+TEST(OpenBound, ALockQueueBringsWIn)
+{
+  open_bound b;
+  const double tau= 2;
+  b.queue(400, 112, 512);
+  ASSERT_TRUE(b.in_force());
+  EXPECT_EQ(112u, b.size());
+  for (int i= 0; i < 600; i++)
+    b.update(0.1, tau, 1, 512);
+  EXPECT_EQ(200u, b.size()) << "grown back to half of the 400";
+  /* a queue while in force cuts as cap() does and keeps the ceiling */
+  b.queue(100, 10, 512);
+  EXPECT_EQ(10u, b.size());
+  for (int i= 0; i < 600; i++)
+    b.update(0.1, tau, 1, 512);
+  EXPECT_EQ(200u, b.size());
 }
 
 /* Lock queues form at once past some crowd: after W was cut for them, it

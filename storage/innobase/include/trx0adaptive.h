@@ -87,9 +87,7 @@ public:
     {
       if (!(g < 0))
         return;
-      m_most= 0;
-      m_ceiling= 0;
-      m_fewer= 0;
+      forget();
     }
     /* no more than the ceiling wanted in for TAU: the crowd that queued
     has left (a shorter dip is clients waiting for a CPU), and W answers
@@ -123,6 +121,23 @@ public:
       m_ceiling= std::max(m_ceiling, n / 2);
   }
 
+  /** More of the n let in wait for a lock than run: W is at most those
+  that run, coming into force for it (at want, as in update()) if it was
+  out, and from then on grows back to at most n / 2 (queued()).
+  @param n     transactions let in and not ended
+  @param run   of them, those not waiting for a lock, less than n / 2
+  @param want  connections that want to run read-write transactions */
+  void queue(double n, double run, double want) noexcept
+  {
+    if (m_w <= 0)
+    {
+      forget();
+      m_w= m_most= std::max(1.0, want);
+    }
+    queued(n);
+    cap(run);
+  }
+
   /** Bound W by n at most, if it is in force.
   @param n  connections, at least 1 */
   void cap(double n) noexcept
@@ -146,6 +161,14 @@ public:
   }
 
 private:
+  /** Forget the last episode's crowd: W comes into force. */
+  void forget() noexcept
+  {
+    m_most= 0;
+    m_ceiling= 0;
+    m_fewer= 0;
+  }
+
   /** W, connections (0: no bound) */
   double m_w= 0;
   /** the most connections that wanted in since W came into force */
@@ -245,8 +268,8 @@ admission_gate enforces its output.
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, p >= ENGAGE S or
-      C in force: W <= open - L (W comes in for it while p is freed);
-      from then on W <= Q / 2, Q the most open then
+      C in force: W <= open - L (W comes in for it); from then on
+      W <= Q / 2, Q the most open then
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -268,9 +291,9 @@ once truncation has freed p under ENGAGE S, also only while u, at its
 trend, would not reach T within TAU; neither lapses before it is back at
 want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in
-and p is not freed or C is in force, W is at most those that run (with
-p freed, it comes in for that if out of force), and grows back to at
-most half the most let in at such a moment.  It bounds every
+and p is not freed or C is in force, W is at most those that run (it
+comes in for that if out of force), and grows back to at most half the
+most let in at such a moment.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
 What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
@@ -470,17 +493,10 @@ public:
       grows while purge's parse falls behind lets in more of what slows
       it. */
       const bool freed= !m_over && double(p) < ENGAGE * share;
-      /* More of those let in wait for a lock than run, while an actuator
-      holds the history (p not freed, or C in force): one more let in
-      would only join a lock's queue, holding an open transaction and a
-      share of the CPUs that purge's parse needs.  W comes in for that
-      too, where p alone would leave it out. */
-      const bool queue= (!freed || m_engaged) && waits > n_open - waits;
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6,
-                     !freed ? g : queue && !m_bound.in_force() ? -1.0
-                     : trend && !keeps_up ? 0.0 : 1.0,
+                     freed ? (trend && !keeps_up ? 0.0 : 1.0) : g,
                      double(want));
       /* Once C loses, W drops at once to the transactions open that
       would commit at C (Little's law at their present holding time): the
@@ -488,15 +504,16 @@ public:
       if (lost && !m_lost)
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
-      /* While so, W is at most those that run, and from then on it
-      grows back to at most half the most let in at such a moment.  Not
-      once truncation has freed p (under ENGAGE S) with C out of force:
-      then W grows back whatever the lock waits of the load are. */
-      if (queue)
-      {
-        m_bound.queued(double(n_open));
-        m_bound.cap(double(n_open - waits));
-      }
+      /* More of those let in wait for a lock than run, while an actuator
+      holds the history (p not freed, or C in force): one more let in
+      would only join a lock's queue, holding an open transaction and a
+      share of the CPUs that purge's parse needs.  W is at most those
+      that run, coming into force for it, and from then on grows back to
+      at most half the most let in at such a moment.  Not once
+      truncation has freed p (under ENGAGE S) with C out of force: then
+      W grows back whatever the lock waits of the load are. */
+      if ((!freed || m_engaged) && waits > n_open - waits)
+        m_bound.queue(double(n_open), double(n_open - waits), double(want));
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
