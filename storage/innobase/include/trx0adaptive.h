@@ -90,52 +90,57 @@ public:
       forget();
     }
     /* no more than the ceiling wanted in for TAU: the crowd that queued
-    has left (a shorter dip is clients waiting for a CPU), and W answers
-    to those who want in now */
-    m_fewer= m_ceiling && want <= m_ceiling ? m_fewer + dt : 0;
+    has left, or W lets in all that reach the gate (a shorter dip is
+    clients waiting for a CPU), and W answers to those who want in now */
+    m_fewer= m_queued && want <= m_most / 2 ? m_fewer + dt : 0;
     if (m_fewer >= tau)
-    {
-      m_ceiling= 0;
-      m_most= 0;
-      m_fewer= 0;
-    }
+      forget();
     m_most= std::max(m_most, std::max(1.0, want));
     if (m_w <= 0)
       m_w= m_most;
     g= std::max(-1.0, std::min(1.0, g));
-    m_w= std::max(1.0, std::min(m_ceiling ? std::min(m_most, m_ceiling)
-                                : m_most, m_w * std::exp(g * dt / tau)));
+    m_w= std::max(1.0, std::min(m_queued ? m_most / 2 : m_most,
+                                m_w * std::exp(g * dt / tau)));
     if (m_w >= m_most && g >= 0)
       m_w= 0;
   }
 
-  /** More than half of the n let in waited for a lock: at most half of
+  /** More than half of those let in waited for a lock: at most half of
   them ran.  While W is in force it grows back to at most half the most
-  let in at such a moment, not into the queues again (they form at once,
-  with no warning in the lock waits before), and it lapses only once
-  no more than that have wanted in for TAU.
-  @param n  transactions let in and not ended */
-  void queued(double n) noexcept
+  that wanted in since it came into force, not into the queues again
+  (they form at once, with no warning in the lock waits before), until
+  no more than that have wanted in for TAU or nothing holds the history
+  (unqueue()).  Half the crowd that wants in, not of those let in at that
+  moment: a thread pool lets in a few at a time. */
+  void queued() noexcept
   {
     if (m_w > 0)
-      m_ceiling= std::max(m_ceiling, n / 2);
+      m_queued= true;
   }
 
-  /** More of the n let in wait for a lock than run: W is at most those
+  /** More of those let in wait for a lock than run: W is at most those
   that run, coming into force for it (at want, as in update()) if it was
-  out, and from then on grows back to at most n / 2 (queued()).
-  @param n     transactions let in and not ended
-  @param run   of them, those not waiting for a lock, less than n / 2
+  out, and from then on grows back to at most half the most that wanted
+  in (queued()).
+  @param run   of those let in, those not waiting for a lock
   @param want  connections that want to run read-write transactions */
-  void queue(double n, double run, double want) noexcept
+  void queue(double run, double want) noexcept
   {
     if (m_w <= 0)
     {
       forget();
       m_w= m_most= std::max(1.0, want);
     }
-    queued(n);
+    queued();
     cap(run);
+  }
+
+  /** Nothing holds the history: W grows back to want (and lapses there),
+  not to half the crowd that queued (queued()). */
+  void unqueue() noexcept
+  {
+    m_queued= false;
+    m_fewer= 0;
   }
 
   /** Bound W by n at most, if it is in force.
@@ -165,7 +170,7 @@ private:
   void forget() noexcept
   {
     m_most= 0;
-    m_ceiling= 0;
+    m_queued= false;
     m_fewer= 0;
   }
 
@@ -173,10 +178,10 @@ private:
   double m_w= 0;
   /** the most connections that wanted in since W came into force */
   double m_most= 0;
-  /** half the most let in while more than half of them waited for a
-  lock, since W came into force: W grows back to at most this (0: none) */
-  double m_ceiling= 0;
-  /** seconds for which no more than m_ceiling wanted in */
+  /** whether more than half of those let in waited for a lock since W
+  came into force: W grows back to at most m_most / 2 */
+  bool m_queued= false;
+  /** seconds for which no more than m_most / 2 wanted in */
   double m_fewer= 0;
 };
 
@@ -268,8 +273,9 @@ admission_gate enforces its output.
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, p >= ENGAGE S or
-      C in force: W <= open - L (W comes in for it); from then on
-      W <= Q / 2, Q the most open then
+      C in force: W <= open - L (W comes in for it); from then on, while
+      so (p >= ENGAGE S or C in force), W <= Q / 2, Q the most that
+      wanted in since W came in
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -293,7 +299,8 @@ want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in
 and p is not freed or C is in force, W is at most those that run (it
 comes in for that if out of force), and grows back to at most half the
-most let in at such a moment.  It bounds every
+most that wanted in since it came in while p is not freed or C is in
+force.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
 What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
@@ -493,6 +500,12 @@ public:
       grows while purge's parse falls behind lets in more of what slows
       it. */
       const bool freed= !m_over && double(p) < ENGAGE * share;
+      /* Nothing holds the history then: W grows back to want, not to
+      half the crowd that queued, and lapses there.  The ceiling keeps W
+      out of the queues only while an actuator needs it; with none, it
+      held 4,094 connections at a bound of 2 over an empty history. */
+      if (freed && !m_engaged)
+        m_bound.unqueue();
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6,
@@ -509,11 +522,11 @@ public:
       would only join a lock's queue, holding an open transaction and a
       share of the CPUs that purge's parse needs.  W is at most those
       that run, coming into force for it, and from then on grows back to
-      at most half the most let in at such a moment.  Not once
+      at most half the most that wanted in since it came in.  Not once
       truncation has freed p (under ENGAGE S) with C out of force: then
-      W grows back whatever the lock waits of the load are. */
+      W grows back to want whatever the lock waits of the load are. */
       if ((!freed || m_engaged) && waits > n_open - waits)
-        m_bound.queue(double(n_open), double(n_open - waits), double(want));
+        m_bound.queue(double(n_open - waits), double(want));
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
