@@ -1736,9 +1736,34 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   /* p held over ENGAGE of its share (C in force): W grows back, with no
   lock waits, to at most half the 4,096 let in when most waited, not
   into the queues again */
-  run(c, now, purged, 6 * T / 10, 0, 6000);
-  ASSERT_TRUE(c.in_force());
+  for (int i= 0; i < 6000; i++)
+  {
+    run(c, now, purged, 6 * T / 10, 0, 1);
+    ASSERT_TRUE(c.in_force());
+    ASSERT_LE(c.concurrency(), want / 2);
+  }
   EXPECT_EQ(want / 2, c.concurrency()) << "grown back to half";
+  {
+    /* the crowd leaves while p is held: no more want in than half of it
+    for TAU, W lapses; a shorter dip leaves W where it is */
+    adaptive_controller d= c;
+    uint64_t now2= now, purged2= purged;
+    auto half_want= [&](int steps)
+    {
+      for (int i= 0; i < steps && d.concurrency(); i++)
+      {
+        now2+= 10000;
+        purged2+= 10;
+        d.update(now2, 6 * T / 10, 6 * T / 10, purged2, T, true, want / 2,
+                 true, want / 2, 0);
+      }
+    };
+    half_want(100);
+    EXPECT_EQ(want / 2, d.concurrency()) << "a dip of 1 s";
+    run(d, now2, purged2, 6 * T / 10, 0, 1);
+    half_want(300);
+    EXPECT_EQ(0u, d.concurrency()) << "lapsed";
+  }
   /* truncation frees p: nothing holds the history, and W grows back by
   at most e per TAU, however many wait for a lock (a load's own lock
   waits, as on TPC-C, do not hold it down), to want, where it lapses */

@@ -137,11 +137,7 @@ public:
 
   /** Nothing holds the history: W grows back to want (and lapses there),
   not to half the crowd that queued (queued()). */
-  void unqueue() noexcept
-  {
-    m_queued= false;
-    m_fewer= 0;
-  }
+  void unqueue() noexcept { m_queued= false; }
 
   /** Bound W by n at most, if it is in force.
   @param n  connections, at least 1 */
@@ -500,11 +496,13 @@ public:
       grows while purge's parse falls behind lets in more of what slows
       it. */
       const bool freed= !m_over && double(p) < ENGAGE * share;
-      /* Nothing holds the history then: W grows back to want, not to
-      half the crowd that queued, and lapses there.  The ceiling keeps W
-      out of the queues only while an actuator needs it; with none, it
-      held 4,094 connections at a bound of 2 over an empty history. */
-      if (freed && !m_engaged)
+      /* an actuator holds the history: p is not freed, or C is in force */
+      const bool held= !freed || m_engaged;
+      /* With none, W grows back to want, not to half the crowd that
+      queued, and lapses there.  The ceiling keeps W out of the queues
+      only while an actuator needs it; kept, it held 4,094 connections at
+      a bound of 2 over an empty history. */
+      if (!held)
         m_bound.unqueue();
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
@@ -518,14 +516,14 @@ public:
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
       /* More of those let in wait for a lock than run, while an actuator
-      holds the history (p not freed, or C in force): one more let in
+      holds the history: one more let in
       would only join a lock's queue, holding an open transaction and a
       share of the CPUs that purge's parse needs.  W is at most those
       that run, coming into force for it, and from then on grows back to
       at most half the most that wanted in since it came in.  Not once
       truncation has freed p (under ENGAGE S) with C out of force: then
       W grows back to want whatever the lock waits of the load are. */
-      if ((!freed || m_engaged) && waits > n_open - waits)
+      if (held && waits > n_open - waits)
         m_bound.queue(double(n_open - waits), double(want));
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
