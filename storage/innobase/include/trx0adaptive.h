@@ -268,7 +268,8 @@ admission_gate enforces its output.
       TAU du/dt < T - x, else 0)
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
-  while more of those let in wait for a lock than run, p >= ENGAGE S or
+  while more of those let in wait for a lock than run, and more than
+      commit in POLL_MIN (L > (r + du/dt) POLL_MIN), p >= ENGAGE S or
       C in force: W <= open - L (W comes in for it); from then on, while
       so (p >= ENGAGE S or C in force), W <= Q / 2, Q the most that
       wanted in since W came in
@@ -292,8 +293,9 @@ faster than x leaves room.  W from p alone grows back at its fastest
 once truncation has freed p under ENGAGE S, also only while u, at its
 trend, would not reach T within TAU; neither lapses before it is back at
 want.  Transactions that wait for a lock join p before
-truncation frees any of it, and while they are most of those let in
-and p is not freed or C is in force, W is at most those that run (it
+truncation frees any of it, and while they are most of those let in,
+more than commit within a purge poll, and p is not freed or C is in
+force, W is at most those that run (it
 comes in for that if out of force), and grows back to at most half the
 most that wanted in since it came in while p is not freed or C is in
 force.  It bounds every
@@ -516,14 +518,19 @@ public:
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
       /* More of those let in wait for a lock than run, while an actuator
-      holds the history: one more let in
-      would only join a lock's queue, holding an open transaction and a
-      share of the CPUs that purge's parse needs.  W is at most those
-      that run, coming into force for it, and from then on grows back to
-      at most half the most that wanted in since it came in.  Not once
-      truncation has freed p (under ENGAGE S) with C out of force: then
-      W grows back to want whatever the lock waits of the load are. */
-      if (held && waits > n_open - waits)
+      holds the history: one more let in would only join a lock's queue,
+      holding an open transaction and a share of the CPUs that purge's
+      parse needs.  W is at most those that run, coming into force for
+      it, and from then on grows back to at most half the most that
+      wanted in since it came in.  Not once truncation has freed p (under
+      ENGAGE S) with C out of force: then W grows back to want whatever
+      the lock waits of the load are.  Nor for a queue that what commits
+      clears within a purge poll: W, which answers once a poll, keeps
+      nobody out of it, and a cut costs the rows their next holder (a
+      thread pool let in 3 at a time, all 3 waiting at about 6,000
+      commits a second; cut to 1, the pool handed the gate its crowd). */
+      if (held && waits > n_open - waits &&
+          double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
         m_bound.queue(double(n_open - waits), double(want));
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
