@@ -526,9 +526,9 @@ public:
       ENGAGE S) with C out of force: then W grows back to want whatever
       the lock waits of the load are.  Nor for a queue that what commits
       clears within a purge poll: W, which answers once a poll, keeps
-      nobody out of it, and a cut costs the rows their next holder (a
-      thread pool let in 3 at a time, all 3 waiting at about 6,000
-      commits a second; cut to 1, the pool handed the gate its crowd). */
+      nobody out of it, and a cut costs the rows their next holder: a
+      thread pool lets in a few at a time, often all of them waiting, and
+      a cut below them makes the pool hand its whole crowd to the gate. */
       if (held && waits > n_open - waits &&
           double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
         m_bound.queue(double(n_open - waits), double(want));
