@@ -1681,6 +1681,10 @@ static void lock_steps(adaptive_controller &c, uint64_t &now,
   }
 }
 
+/* lock_steps() after which what commits is measured (TAU_RATE): a lock
+queue is read as a crowd only then */
+static constexpr int MEASURED= int(adaptive_controller::TAU_RATE / 10000) + 1;
+
 TEST(OpenBound, AnswersToTransactionsWaitingForALock)
 {
   const uint64_t T= 10000, want= 4096;
@@ -1703,6 +1707,8 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
     that run */
     adaptive_controller c, d;
     uint64_t now= 0, purged= 0, now2= 0, purged2= 0;
+    run(c, now, purged, 8 * T / 10, 0, MEASURED);
+    ASSERT_EQ(0u, c.concurrency());
     run(c, now, purged, 8 * T / 10, 3000, 50);
     run(d, now2, purged2, 8 * T / 10, 0, 50);
     EXPECT_EQ(0u, d.concurrency()) << "no bound (the rate is in force)";
@@ -1725,7 +1731,9 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   }
   adaptive_controller c;
   uint64_t now= 0, purged= 0;
-  /* 3,840 of 4,096 wait: W at once at most the 256 that run */
+  /* 3,840 of 4,096 wait: W at once at most the 256 that run (once what
+  commits is measured) */
+  run(c, now, purged, 2 * T, 0, MEASURED);
   run(c, now, purged, 2 * T, 3840, 2);
   ASSERT_TRUE(c.in_force());
   EXPECT_LE(c.concurrency(), 256u);
@@ -1811,6 +1819,8 @@ TEST(OpenBound, ComesInForALockQueueWhileTheRateHolds)
   }
   adaptive_controller c;
   uint64_t now= 0, purged= 0;
+  run(c, now, purged, 8 * T / 10, 0, MEASURED);
+  ASSERT_EQ(0u, c.concurrency());
   run(c, now, purged, 8 * T / 10, 400, 1);
   ASSERT_TRUE(c.in_force());
   EXPECT_GE(c.concurrency(), 1u);
@@ -1934,6 +1944,47 @@ TEST(OpenBound, AFewLetInDoNotHoldTheCrowd)
   }
   EXPECT_TRUE(grew) << "W grew past half the 40 let in";
   EXPECT_FALSE(c.in_force()) << "lapsed within 30 s";
+}
+
+/* A load starts on a purge that was idle: the first evaluation sees a
+history over ENGAGE T while nothing has measured what commits.  Its
+inputs are those of a cut that a thread pool showed at 4,096 connections
+on hot rows: 3 of the 5 let in waiting for a lock.  Such a queue is a
+crowd only once what commits is measured and would not clear it within a
+poll. */
+TEST(OpenBound, AQueueIsNoCrowdBeforeWhatCommitsIsMeasured)
+{
+  const uint64_t T= 10000, x= 7593, pending= 586;
+  adaptive_controller c;
+  uint64_t now= 0, purged= 0;
+  /* 1,000 commits a second, parsed as they come: 3 ms to clear */
+  for (int i= 0; i < 200; i++)
+  {
+    now+= 10000;
+    purged+= 10;
+    c.update(now, x, pending, purged, T, true, 5, true, 5, 3);
+    ASSERT_EQ(0u, c.concurrency()) << "no W at " << now << " us";
+  }
+  EXPECT_TRUE(c.in_force()) << "C holds the history";
+  /* 300 of 400 waiting: 0.3 s to clear at that rate, a crowd once it is
+  measured */
+  adaptive_controller d;
+  now= 0;
+  purged= 0;
+  int first= -1;
+  for (int i= 0; i < 200 && first < 0; i++)
+  {
+    now+= 10000;
+    purged+= 10;
+    d.update(now, x, pending, purged, T, true, 400, true, 400, 300);
+    if (d.concurrency())
+      first= i;
+  }
+  EXPECT_EQ(100u, d.concurrency());
+  /* cut within TAU_RATE and a rate window of the first evaluation */
+  EXPECT_GE(first * 10000, int(adaptive_controller::TAU_RATE) - 10000);
+  EXPECT_LE(first * 10000, int(adaptive_controller::TAU_RATE +
+                               adaptive_controller::WINDOW));
 }
 
 /* An empty history ends neither bound at once: the bound that answers to

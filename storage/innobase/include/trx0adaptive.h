@@ -269,7 +269,8 @@ admission_gate enforces its output.
   d ln W / dt = clamp(g, -1, 1) / TAU, 1 <= W <= want      (open_bound)
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, and more than
-      commit in POLL_MIN (L > (r + du/dt) POLL_MIN), p >= ENGAGE S or
+      commit in POLL_MIN (L > (r + du/dt) POLL_MIN, r + du/dt measured
+      for TAU_RATE), p >= ENGAGE S or
       C in force: W <= open - L (W comes in for it); from then on, while
       so (p >= ENGAGE S or C in force), W <= Q / 2, Q the most that
       wanted in since W came in
@@ -528,8 +529,10 @@ public:
       clears within a purge poll: W, which answers once a poll, keeps
       nobody out of it, and a cut costs the rows their next holder: a
       thread pool lets in a few at a time, often all of them waiting, and
-      a cut below them makes the pool hand its whole crowd to the gate. */
-      if (held && waits > n_open - waits &&
+      a cut below them makes the pool hand its whole crowd to the gate.
+      Nor before what commits is measured (TAU_RATE after purge resumes,
+      as for lost): until then any queue would read as a crowd. */
+      if (held && trend && waits > n_open - waits &&
           double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
         m_bound.queue(double(n_open - waits), double(want));
       /* the drain frees what waits for truncation: it answers to p and
