@@ -1665,9 +1665,12 @@ truncation and commit nothing: W acts as far ahead of p as they are
 than run, W is at most those that run (one more let in would only join a
 lock's queue), until truncation has freed p; where no more wait than
 run, W is as without them. */
-/* steps of 10 ms at a target T in which purge parses 1,000/s: the history
-x, of it pending waiting for truncation, want connections open, waits of
-them waiting for a lock */
+/** lock_steps()'s step, microseconds */
+static constexpr uint64_t LOCK_STEP= 10000;
+
+/* steps of LOCK_STEP at a target T in which purge parses 1,000/s: the
+history x, of it pending waiting for truncation, want connections open,
+waits of them waiting for a lock */
 static void lock_steps(adaptive_controller &c, uint64_t &now,
                        uint64_t &purged, uint64_t T, uint64_t x,
                        uint64_t pending, uint64_t want, uint64_t waits,
@@ -1675,7 +1678,7 @@ static void lock_steps(adaptive_controller &c, uint64_t &now,
 {
   for (int i= 0; i < steps; i++)
   {
-    now+= 10000;
+    now+= LOCK_STEP;
     purged+= 10;
     c.update(now, x, pending, purged, T, true, want, true, want, waits);
   }
@@ -1683,7 +1686,7 @@ static void lock_steps(adaptive_controller &c, uint64_t &now,
 
 /* lock_steps() after which what commits is measured (TAU_RATE): a lock
 queue is read as a crowd only then */
-static constexpr int MEASURED= int(adaptive_controller::TAU_RATE / 10000) + 1;
+static constexpr int MEASURED= int(adaptive_controller::TAU_RATE / LOCK_STEP) + 1;
 
 TEST(OpenBound, AnswersToTransactionsWaitingForALock)
 {
@@ -1960,9 +1963,7 @@ TEST(OpenBound, AQueueIsNoCrowdBeforeWhatCommitsIsMeasured)
   /* 1,000 commits a second, parsed as they come: 3 ms to clear */
   for (int i= 0; i < 200; i++)
   {
-    now+= 10000;
-    purged+= 10;
-    c.update(now, x, pending, purged, T, true, 5, true, 5, 3);
+    lock_steps(c, now, purged, T, x, pending, 5, 3, 1);
     ASSERT_EQ(0u, c.concurrency()) << "no W at " << now << " us";
   }
   EXPECT_TRUE(c.in_force()) << "C holds the history";
@@ -1971,20 +1972,14 @@ TEST(OpenBound, AQueueIsNoCrowdBeforeWhatCommitsIsMeasured)
   adaptive_controller d;
   now= 0;
   purged= 0;
-  int first= -1;
-  for (int i= 0; i < 200 && first < 0; i++)
-  {
-    now+= 10000;
-    purged+= 10;
-    d.update(now, x, pending, purged, T, true, 400, true, 400, 300);
-    if (d.concurrency())
-      first= i;
-  }
+  while (!d.concurrency() && now < 200 * LOCK_STEP)
+    lock_steps(d, now, purged, T, x, pending, 400, 300, 1);
   EXPECT_EQ(100u, d.concurrency());
-  /* cut within TAU_RATE and a rate window of the first evaluation */
-  EXPECT_GE(first * 10000, int(adaptive_controller::TAU_RATE) - 10000);
-  EXPECT_LE(first * 10000, int(adaptive_controller::TAU_RATE +
-                               adaptive_controller::WINDOW));
+  /* cut within TAU_RATE and a rate window of the first evaluation (at
+  LOCK_STEP) */
+  EXPECT_GE(now - LOCK_STEP, adaptive_controller::TAU_RATE - LOCK_STEP);
+  EXPECT_LE(now - LOCK_STEP, adaptive_controller::TAU_RATE +
+                             adaptive_controller::WINDOW);
 }
 
 /* An empty history ends neither bound at once: the bound that answers to

@@ -295,8 +295,8 @@ once truncation has freed p under ENGAGE S, also only while u, at its
 trend, would not reach T within TAU; neither lapses before it is back at
 want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in,
-more than commit within a purge poll, and p is not freed or C is in
-force, W is at most those that run (it
+more than commit within a purge poll (once that is measured), and p is
+not freed or C is in force, W is at most those that run (it
 comes in for that if out of force), and grows back to at most half the
 most that wanted in since it came in while p is not freed or C is in
 force.  It bounds every
