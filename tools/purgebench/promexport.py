@@ -42,7 +42,8 @@ FILE = "samples-prometheus.txt"
 # 'status_counter'; purge_dml_delay_usec is the purge module's)
 _COUNTS = ("purge_dml_delayed_rows", "purge_dml_delayed_trx", "purge_dml_delay_total_usec",
            "purge_dml_wakeups", "purge_commit_wakeups", "purge_coordinator_polls",
-           "purge_throttle_wait_points", "purge_truncation_passes", "purge_truncation_usec",
+           "purge_throttle_wait_points", "purge_throttle_updates_in_batch",
+           "purge_truncation_passes", "purge_truncation_usec",
            "purge_drain_released", "purge_drain_withheld_usec")
 _VALUES = ("purge_throttle_tickets", "purge_throttle_error", "purge_truncation_busy_rsegs",
            "purge_truncation_referenced_rsegs", "purge_rsegs_withheld", "purge_drain_width")

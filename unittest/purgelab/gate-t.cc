@@ -974,3 +974,51 @@ TEST(GateThreads, TheRateHoldsWithoutALatch)
   EXPECT_TRUE(g.rate_bound());
   EXPECT_EQ(0u, g.tickets());
 }
+
+TEST(BatchWatch, OnlyARunningBatchIsClaimedAndOnlyOnce)
+{
+  batch_watch w;
+  EXPECT_FALSE(w.claim()) << "no batch runs";
+  w.begins();
+  ASSERT_TRUE(w.claim());
+  EXPECT_FALSE(w.claim()) << "an evaluation within the batch runs";
+  w.release();
+  ASSERT_TRUE(w.claim()) << "again, POLL_MAX later";
+  w.release();
+  unsigned yields= 0;
+  w.ends([&]{ yields++; });
+  EXPECT_EQ(0u, yields) << "nothing to wait for";
+  EXPECT_FALSE(w.claim()) << "the batch ended";
+  w.ends([&]{ yields++; });
+  EXPECT_EQ(0u, yields) << "ends() without a batch (an empty history)";
+  EXPECT_FALSE(w.claim());
+}
+
+TEST(BatchWatchThreads, TheCoordinatorWaitsForAnEvaluationWithinTheBatch)
+{
+  for (int round= 0; round < 50; round++)
+  {
+    batch_watch w;
+    w.begins();
+    std::atomic<bool> claimed{false}, evaluated{false};
+    std::thread timer([&]{
+      if (!w.claim())
+        return;
+      claimed= true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      evaluated= true;
+      w.release();
+    });
+    /* the coordinator ends the batch while the timer may be evaluating */
+    while (round % 2 && !claimed)
+      std::this_thread::yield();
+    w.ends([]{ std::this_thread::yield(); });
+    const bool was_claimed= claimed, done= evaluated;
+    EXPECT_EQ(was_claimed, done)
+      << "ends() returned while an evaluation within the batch ran";
+    EXPECT_FALSE(w.claim()) << "nothing is claimed after ends()";
+    timer.join();
+    EXPECT_EQ(claimed.load(), evaluated.load());
+    EXPECT_FALSE(w.claim());
+  }
+}

@@ -64,6 +64,9 @@ struct purge_throttle_adaptive_stats_t
   InnoDB wants them (purge_throttle_armed); spread over cache lines, since
   every statement and command of every connection adds to it */
   ib_counter_t<ulint> wait_points;
+  /** evaluations of the law within a purge batch that had run for
+  POLL_MAX since the last one (the batch timer) */
+  Atomic_counter<ulonglong> updates_in_batch;
 };
 
 extern purge_throttle_adaptive_stats_t purge_throttle_adaptive_stats;
@@ -112,6 +115,11 @@ bool purge_throttle_adaptive_continues(size_t n_pages, size_t history)
 purge_throttle_no_history(), which it calls): no commit rate limit either;
 a bound on open transactions stays only while it answers to the history. */
 void purge_throttle_adaptive_no_history() noexcept;
+
+/** The purge coordinator shuts down (in place of
+purge_throttle_coordinator_shutdown(), which it calls): the timer that
+evaluates the law within a long batch is deleted once its callback ran. */
+void purge_throttle_adaptive_coordinator_shutdown() noexcept;
 
 /** @return how many rollback segments the adaptive throttle asks undo log
 truncation to withhold at once (adaptive_controller::drain_width() of its

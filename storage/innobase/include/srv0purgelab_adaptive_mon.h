@@ -49,7 +49,11 @@ purge_throttle_adaptive_monitor_value() (srv0purgelab_adaptive.cc).
   X(MONITOR_PURGE_THROTTLE_WAIT_POINTS, "purge_throttle_wait_points",	\
     PURGE_THROTTLE_MON_COUNT,						\
     "Times connections reached InnoDB's wait point, which the server"	\
-    " calls only while the adaptive throttle has a target")
+    " calls only while the adaptive throttle has a target")		\
+  X(MONITOR_PURGE_THROTTLE_UPDATES_IN_BATCH,				\
+    "purge_throttle_updates_in_batch", PURGE_THROTTLE_MON_COUNT,	\
+    "Evaluations of the adaptive throttle's law within a purge batch"	\
+    " that ran for 100 ms since the last one")
 
 /** @return the value of a counter of PURGE_ADAPTIVE_MONITORS
 @param id  one of its ids (a monitor_id_t) */

@@ -20,7 +20,8 @@ this program; if not, write to the Free Software Foundation, Inc.,
 @file include/trx0gate.h
 The adaptive throttle's gate: admission without a latch while nobody waits,
 the FIFO of connections that wait to be let in, the published limit and its
-staleness, and the switch that opens the gate.  No latch, clock or
+staleness, and the switch that opens the gate; and the watch that hands
+the law to a timer within a long purge batch.  No latch, clock or
 condition of its own: the caller holds one latch around the calls that say
 so and passes the time in, so that the logic is unit tested with an
 injected clock (unittest/purgelab/gate-t.cc); srv0purgelab_adaptive.cc
@@ -189,8 +190,10 @@ public:
   { m_in_batch.store(true, std::memory_order_relaxed); }
 
   /** The batch ended: that backs the limit as a publish() does, since the
-  coordinator that ended it goes on to the next one.  Only the coordinator
-  writes m_backed, so the later of the two times is kept without a race.
+  coordinator that ended it goes on to the next one.  Only the law's
+  evaluator writes m_backed (the coordinator, or the timer that
+  batch_watch hands the law to within a batch, never both at once), so
+  the later of the two times is kept without a race.
   @param now  monotonic clock, nanoseconds */
   void batch_ends(uint64_t now) noexcept
   {
@@ -417,7 +420,7 @@ private:
   }
 
   /** Read on every statement while a target is set; written by the
-  purge coordinator only. */
+  law's evaluator only (batch_ends()). */
   /** the published limit, and when the coordinator last backed it: when
   it published it, or ended the batch that followed */
   alignas(CACHE_LINE) std::atomic<uint64_t> m_limit{0}, m_backed{0};
@@ -433,6 +436,55 @@ private:
   gate_waiter *m_head= nullptr, *m_tail= nullptr;
   /** tickets and the rate clock, on cache lines of their own */
   admission_gate m_gate;
+};
+
+/** Who evaluates the law: the purge coordinator before each batch, and
+within a batch that has run for POLL_MAX since the last evaluation a timer
+(the batch parses nothing new, while what was let in commits on), never
+both at once.  A batch that walks long version chains can take seconds.
+The coordinator's ends() waits for an evaluation within the batch to
+finish (a few microseconds); claim() never waits. */
+class batch_watch
+{
+  enum : unsigned { IDLE, RUNS, EVALUATING };
+  std::atomic<unsigned> m_state{IDLE};
+public:
+  /** The coordinator starts a batch: the law is the timer's to claim
+  until ends(). */
+  void begins() noexcept { m_state.store(RUNS, std::memory_order_release); }
+
+  /** The coordinator ended the batch, or has none: once this returns,
+  no evaluation within a batch runs or starts until begins().
+  @param yield  called while an evaluation within the batch finishes */
+  template<class Yield>
+  void ends(Yield yield) noexcept
+  {
+    unsigned s= m_state.load(std::memory_order_acquire);
+    while (s == EVALUATING ||
+           !m_state.compare_exchange_weak(s, IDLE, std::memory_order_acq_rel,
+                                          std::memory_order_acquire))
+    {
+      if (s == EVALUATING)
+      {
+        yield();
+        s= m_state.load(std::memory_order_acquire);
+      }
+    }
+  }
+
+  /** The timer: take the law within a running batch.
+  @return whether it may evaluate it now (then release() after) */
+  bool claim() noexcept
+  {
+    unsigned s= RUNS;
+    return m_state.compare_exchange_strong(s, EVALUATING,
+                                           std::memory_order_acquire,
+                                           std::memory_order_relaxed);
+  }
+
+  /** The timer evaluated the law; the batch still runs. */
+  void release() noexcept
+  { m_state.store(RUNS, std::memory_order_release); }
 };
 
 } // namespace purge_throttle

@@ -93,7 +93,8 @@ static void signal_waiter(purge_throttle::gate_waiter &w) noexcept
 commit rate limit.
 Who may touch what: the gate's queue and the calls that gate says are
 latched only with mutex held (admission while nobody waits, leave() and
-the readers take none); the controller only the purge coordinator; the
+the readers take none); the law (the controller, lock_waits, evaluated_at)
+the purge coordinator, or within a long batch the batch timer (watch); the
 Atomic_relaxed members anyone. */
 struct purge_throttle_sys_t
 {
@@ -109,8 +110,18 @@ struct purge_throttle_sys_t
   alignas(CPU_LEVEL1_DCACHE_LINESIZE)
   purge_throttle::adaptive_controller adaptive;
   /** lock_sys.get_wait_pending() at the last evaluation that found
-  lock_sys.wait_mutex free (purge coordinator only) */
+  lock_sys.wait_mutex free */
   uint64_t lock_waits= 0;
+  /** my_interval_timer() at the last evaluation of the law */
+  ulonglong evaluated_at= 0;
+  /** hands the law to batch_timer within a long purge batch */
+  purge_throttle::batch_watch watch;
+  /** evaluates the law within a batch that has run for POLL_MAX since the
+  last evaluation; created by the coordinator at its first batch with a
+  target, deleted at its shutdown */
+  tpool::timer *batch_timer= nullptr;
+  /** batch_timer is set to fire */
+  std::atomic<bool> batch_timer_armed{false};
 
   /** mutex exists: set by purge_throttle_init() before any connection or
   purge task, cleared by purge_throttle_deinit() after them all (read by
@@ -332,7 +343,78 @@ static uint64_t purge_throttle_evaluate(ulonglong now, uint64_t x,
   s.adaptive_drain_width= s.adaptive.drain_width();
   s.wake_margin= purge_throttle::adaptive_controller::wake_margin
     (s.adaptive.purge_rate());
+  s.evaluated_at= now;
   return limit;
+}
+
+/** Evaluate the law on the history now, with a target (purge
+coordinator, or the batch timer within a long batch).
+@param now      my_interval_timer()
+@param history  the history length */
+static void purge_throttle_evaluate_history(ulonglong now, size_t history)
+  noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  /* purge parses committed transactions in the order of their trx_no */
+  const uint64_t purged= trx_in_ids(s.parsed_trx_no);
+  /* The law acts on the history without what no throttle removes: what
+  only the end of the oldest read view frees.  Of the rest, the rate
+  answers to the whole and the bound on open transactions to what waits
+  for undo log truncation.  With innodb_purge_coupled_throttle=OFF it acts
+  on the whole history. */
+  const uint64_t x= !innodb_purge_coupled_throttle ? history
+    : purge_throttle::adaptive_controller::output(history,
+                                                  purge_view_held_trx());
+  purge_throttle_evaluate(now, x, purge_truncation_pending_trx(), purged,
+                          x != 0);
+  purge_throttle_adaptive_stats.error= s.adaptive.error();
+  purge_throttle_adaptive_stats.purge_rate=
+    ulonglong(s.adaptive.purge_rate());
+}
+
+/** Set the batch timer to fire, unless it is set already.
+@param ms  milliseconds from now */
+static void purge_throttle_arm_batch_timer(uint64_t ms) noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  if (!s.batch_timer_armed.exchange(true, std::memory_order_relaxed))
+    s.batch_timer->set_time(int(ms), 0);
+}
+
+/** Evaluate the law within a purge batch that has run for POLL_MAX since
+the last evaluation (the batch timer's callback).  The batch parses
+nothing new until it ends, while what was let in commits on: the law
+answers within POLL_MAX here too, not once the batch ends. */
+static void purge_throttle_batch_timer(void*) noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  s.batch_timer_armed.store(false, std::memory_order_relaxed);
+  if (!s.watch.claim())
+    return; /* between batches: the next one sets the timer */
+  const ulonglong now= my_interval_timer();
+  uint64_t since= (now - s.evaluated_at) / 1000;
+  const bool target= throttle_is_adaptive() && srv_max_purge_lag;
+  if (target && since >= purge_throttle::POLL_MAX)
+  {
+    /* view_moved stays as the batch found it: purge's copy of the oldest
+    view stands until the batch ends, however long it takes, and what
+    committed after it waits for the next batch, not for a view to close */
+    purge_throttle_evaluate_history(now, trx_sys.history_size_approx());
+    purge_throttle_adaptive_stats.updates_in_batch++;
+    since= 0;
+  }
+  s.watch.release();
+  if (target)
+    purge_throttle_arm_batch_timer((purge_throttle::POLL_MAX - since + 999)
+                                   / 1000);
+}
+
+/** The purge coordinator ends a batch, or has none: an evaluation of the
+law within it ends first. */
+static void purge_throttle_batch_ends(ulonglong now) noexcept
+{
+  purge_throttle_sys.watch.ends([]{ std::this_thread::yield(); });
+  purge_throttle_sys.gate.batch_ends(now);
 }
 
 ulint purge_throttle_adaptive_after_batch(size_t n_pages, size_t history)
@@ -361,27 +443,21 @@ ulint purge_throttle_adaptive_after_batch(size_t n_pages, size_t history)
     s.adaptive_drain_width= 0;
     return delay;
   }
-  /* purge parses committed transactions in the order of their trx_no */
-  const uint64_t purged= trx_in_ids(tail);
-  /* The law acts on the history without what no throttle removes: what
-  only the end of the oldest read view frees.  Of the rest, the rate
-  answers to the whole and the bound on open transactions to what waits
-  for undo log truncation.  With innodb_purge_coupled_throttle=OFF it acts
-  on the whole history. */
-  const uint64_t x= !innodb_purge_coupled_throttle ? history
-    : purge_throttle::adaptive_controller::output(history,
-                                                  purge_view_held_trx());
-  purge_throttle_evaluate(now, x, purge_truncation_pending_trx(), purged,
-                          x != 0);
+  purge_throttle_evaluate_history(now, history);
   /* the batch runs now; purge_throttle_adaptive_continues() ends it */
   s.gate.batch_begins();
+  if (srv_max_purge_lag)
+  {
+    /* created by the coordinator, the first time it has a target */
+    if (!s.batch_timer)
+      s.batch_timer= srv_thread_pool->create_timer(purge_throttle_batch_timer);
+    s.watch.begins();
+    purge_throttle_arm_batch_timer(purge_throttle::POLL_MAX / 1000);
+  }
   /* longer than a published limit lives (STALE, 1 s) */
   DBUG_EXECUTE_IF("purge_throttle_long_batch",
                   std::this_thread::sleep_for
                   (std::chrono::milliseconds(1500)););
-  purge_throttle_adaptive_stats.error= s.adaptive.error();
-  purge_throttle_adaptive_stats.purge_rate=
-    ulonglong(s.adaptive.purge_rate());
   /* no per-row delay: the adaptive wait is taken at the end of the command */
   return 0;
 }
@@ -391,7 +467,7 @@ void purge_throttle_adaptive_no_history() noexcept
   purge_throttle_sys_t &s= purge_throttle_sys;
   purge_throttle_no_history();
   const ulonglong now= my_interval_timer();
-  s.gate.batch_ends(now);
+  purge_throttle_batch_ends(now);
   if (!throttle_is_adaptive())
   {
     s.adaptive.update(0, 0, 0, 0, 0, false, 0, false);
@@ -409,7 +485,7 @@ void purge_throttle_adaptive_no_history() noexcept
 bool purge_throttle_adaptive_continues(size_t n_pages, size_t history)
   noexcept
 {
-  purge_throttle_sys.gate.batch_ends(my_interval_timer());
+  purge_throttle_batch_ends(my_interval_timer());
   if (!throttle_is_adaptive())
     return purge_throttle_coordinator_continues(n_pages, history);
   /* Whether DML is being throttled now; also while the law stays in force
@@ -696,6 +772,16 @@ void purge_throttle_deinit() noexcept
   s.initialised= false;
 }
 
+void purge_throttle_adaptive_coordinator_shutdown() noexcept
+{
+  purge_throttle_sys_t &s= purge_throttle_sys;
+  /* waits for a callback that runs */
+  delete s.batch_timer;
+  s.batch_timer= nullptr;
+  s.batch_timer_armed.store(false, std::memory_order_relaxed);
+  purge_throttle_coordinator_shutdown();
+}
+
 uint purge_throttle_adaptive_drain_width() noexcept
 { return purge_throttle_sys.adaptive_drain_width; }
 
@@ -708,6 +794,8 @@ int64_t purge_throttle_adaptive_monitor_value(unsigned id) noexcept
   case MONITOR_PURGE_THROTTLE_TICKETS: return purge_throttle_tickets();
   case MONITOR_PURGE_THROTTLE_ERROR: return st.error;
   case MONITOR_PURGE_THROTTLE_WAIT_POINTS: return int64_t(st.wait_points);
+  case MONITOR_PURGE_THROTTLE_UPDATES_IN_BATCH:
+    return int64_t(st.updates_in_batch);
   default:
     ut_ad("not a counter of the adaptive throttle" == 0);
     return 0;
