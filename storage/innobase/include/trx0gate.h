@@ -420,7 +420,7 @@ private:
   }
 
   /** Read on every statement while a target is set; written by the
-  law's evaluator only (batch_ends()). */
+  law's evaluator only (publish(), batch_ends()). */
   /** the published limit, and when the coordinator last backed it: when
   it published it, or ended the batch that followed */
   alignas(CACHE_LINE) std::atomic<uint64_t> m_limit{0}, m_backed{0};
@@ -443,7 +443,8 @@ within a batch that has run for POLL_MAX since the last evaluation a timer
 (the batch parses nothing new, while what was let in commits on), never
 both at once.  A batch that walks long version chains can take seconds.
 The coordinator's ends() waits for an evaluation within the batch to
-finish (a few microseconds); claim() never waits. */
+finish (one evaluation, which may wait for the gate's latch to publish);
+claim() never waits. */
 class batch_watch
 {
   enum : unsigned { IDLE, RUNS, EVALUATING };
