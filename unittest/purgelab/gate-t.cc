@@ -975,50 +975,50 @@ TEST(GateThreads, TheRateHoldsWithoutALatch)
   EXPECT_EQ(0u, g.tickets());
 }
 
-TEST(BatchWatch, OnlyARunningBatchIsClaimedAndOnlyOnce)
+TEST(GateBatch, OnlyARunningBatchIsClaimedAndOnlyOnce)
 {
-  batch_watch w;
-  EXPECT_FALSE(w.claim()) << "no batch runs";
-  w.begins();
-  ASSERT_TRUE(w.claim());
-  EXPECT_FALSE(w.claim()) << "an evaluation within the batch runs";
-  w.release();
-  ASSERT_TRUE(w.claim()) << "again, POLL_MAX later";
-  w.release();
+  gate g;
+  EXPECT_FALSE(g.claim_batch()) << "no batch runs";
+  g.batch_begins();
+  ASSERT_TRUE(g.claim_batch());
+  EXPECT_FALSE(g.claim_batch()) << "an evaluation within the batch runs";
+  g.release_batch();
+  ASSERT_TRUE(g.claim_batch()) << "again, POLL_MAX later";
+  g.release_batch();
   unsigned yields= 0;
-  w.ends([&]{ yields++; });
+  g.batch_ends(0, [&]{ yields++; });
   EXPECT_EQ(0u, yields) << "nothing to wait for";
-  EXPECT_FALSE(w.claim()) << "the batch ended";
-  w.ends([&]{ yields++; });
-  EXPECT_EQ(0u, yields) << "ends() without a batch (an empty history)";
-  EXPECT_FALSE(w.claim());
+  EXPECT_FALSE(g.claim_batch()) << "the batch ended";
+  g.batch_ends(0, [&]{ yields++; });
+  EXPECT_EQ(0u, yields) << "batch_ends() without a batch (an empty history)";
+  EXPECT_FALSE(g.claim_batch());
 }
 
-TEST(BatchWatchThreads, TheCoordinatorWaitsForAnEvaluationWithinTheBatch)
+TEST(GateBatchThreads, TheCoordinatorWaitsForAnEvaluationWithinTheBatch)
 {
   for (int round= 0; round < 50; round++)
   {
-    batch_watch w;
-    w.begins();
+    gate g;
+    g.batch_begins();
     std::atomic<bool> claimed{false}, evaluated{false};
     std::thread timer([&]{
-      if (!w.claim())
+      if (!g.claim_batch())
         return;
       claimed= true;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       evaluated= true;
-      w.release();
+      g.release_batch();
     });
     /* the coordinator ends the batch while the timer may be evaluating */
     while (round % 2 && !claimed)
       std::this_thread::yield();
-    w.ends([]{ std::this_thread::yield(); });
+    g.batch_ends(0, []{ std::this_thread::yield(); });
     const bool was_claimed= claimed, done= evaluated;
     EXPECT_EQ(was_claimed, done)
-      << "ends() returned while an evaluation within the batch ran";
-    EXPECT_FALSE(w.claim()) << "nothing is claimed after ends()";
+      << "batch_ends() returned while an evaluation within the batch ran";
+    EXPECT_FALSE(g.claim_batch()) << "nothing is claimed after batch_ends()";
     timer.join();
     EXPECT_EQ(claimed.load(), evaluated.load());
-    EXPECT_FALSE(w.claim());
+    EXPECT_FALSE(g.claim_batch());
   }
 }

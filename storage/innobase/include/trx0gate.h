@@ -20,8 +20,8 @@ this program; if not, write to the Free Software Foundation, Inc.,
 @file include/trx0gate.h
 The adaptive throttle's gate: admission without a latch while nobody waits,
 the FIFO of connections that wait to be let in, the published limit and its
-staleness, and the switch that opens the gate; and the watch that hands
-the law to a timer within a long purge batch.  No latch, clock or
+staleness, the switch that opens the gate, and the purge batch that backs
+the limit, within which a timer may take the law.  No latch, clock or
 condition of its own: the caller holds one latch around the calls that say
 so and passes the time in, so that the logic is unit tested with an
 injected clock (unittest/purgelab/gate-t.cc); srv0purgelab_adaptive.cc
@@ -32,6 +32,7 @@ applies it with the server's latch, each thread's own condition and clock.
 #define trx0gate_h
 
 #include "trx0adaptive.h"
+#include <thread>
 
 namespace purge_throttle
 {
@@ -183,24 +184,61 @@ public:
     return std::max<uint64_t>(inside, uint64_t{waiting()} + tickets());
   }
 
-  /** The purge batch that follows a publish() starts: while it runs, what
-  was published applies whatever its age
-  (adaptive_controller::limit_applies()). */
+  /** The purge batch that follows a publish() starts (coordinator):
+  while it runs, what was published applies whatever its age
+  (adaptive_controller::limit_applies()), and the law is the timer's to
+  claim_batch() until batch_ends(). */
   void batch_begins() noexcept
-  { m_in_batch.store(true, std::memory_order_relaxed); }
+  { m_batch.store(BATCH_RUNS, std::memory_order_release); }
 
-  /** The batch ended: that backs the limit as a publish() does, since the
-  coordinator that ended it goes on to the next one.  Only the law's
-  evaluator writes m_backed (the coordinator, or the timer that
-  batch_watch hands the law to within a batch, never both at once), so
-  the later of the two times is kept without a race.
-  @param now  monotonic clock, nanoseconds */
-  void batch_ends(uint64_t now) noexcept
+  /** The batch ended, or there was none (coordinator): that backs the
+  limit as a publish() does, since the coordinator goes on to the next
+  batch.  An evaluation within the batch ends first: m_backed is written
+  by one evaluator at a time, so the later of the two times is kept
+  without a race, and it is fresh before the batch stops backing the
+  limit.  Once this returns, no claim_batch() succeeds until
+  batch_begins().
+  @param now    monotonic clock, nanoseconds
+  @param yield  called while an evaluation within the batch finishes */
+  template<class Yield>
+  void batch_ends(uint64_t now, Yield yield) noexcept
   {
+    unsigned s= m_batch.load(std::memory_order_acquire);
+    /* take the batch as claim_batch() does */
+    while (s != BATCH_NONE &&
+           (s != BATCH_RUNS ||
+            !m_batch.compare_exchange_weak(s, BATCH_EVALUATING,
+                                           std::memory_order_acquire,
+                                           std::memory_order_acquire)))
+      if (s == BATCH_EVALUATING)
+      {
+        yield();
+        s= m_batch.load(std::memory_order_acquire);
+      }
     m_backed.store(std::max(now, m_backed.load(std::memory_order_relaxed)),
                    std::memory_order_relaxed);
-    m_in_batch.store(false, std::memory_order_relaxed);
+    m_batch.store(BATCH_NONE, std::memory_order_release);
   }
+
+  /** batch_ends() that yields the CPU while it waits */
+  void batch_ends(uint64_t now) noexcept
+  { batch_ends(now, []{ std::this_thread::yield(); }); }
+
+  /** A timer takes the law within a running batch (the batch parses
+  nothing new, while what was let in commits on), never while the
+  coordinator evaluates it; never waits.
+  @return whether it may evaluate the law now (then release_batch()) */
+  bool claim_batch() noexcept
+  {
+    unsigned s= BATCH_RUNS;
+    return m_batch.compare_exchange_strong(s, BATCH_EVALUATING,
+                                           std::memory_order_acquire,
+                                           std::memory_order_relaxed);
+  }
+
+  /** The timer evaluated the law; the batch still runs. */
+  void release_batch() noexcept
+  { m_batch.store(BATCH_RUNS, std::memory_order_release); }
 
   /** Open the gate (latched): no limit, every waiter let in at once (a
   mode or target change, an empty history, a lapsed limit, shutdown).
@@ -279,7 +317,7 @@ public:
   uint64_t wake_at(uint64_t now, uint64_t queued) const noexcept
   {
     uint64_t until= give_up_at(queued);
-    if (published() && !m_in_batch.load(std::memory_order_relaxed))
+    if (published() && !in_batch())
       until= std::min(until, m_backed.load(std::memory_order_relaxed) +
                       adaptive_controller::STALE * 1000);
     if (const uint64_t token= m_gate.token_wait(now))
@@ -408,8 +446,12 @@ private:
     const uint64_t backed= m_backed.load(std::memory_order_relaxed);
     return adaptive_controller::limit_applies
       (published(), (now > backed ? now - backed : 0) / 1000, purge_running,
-       m_in_batch.load(std::memory_order_relaxed));
+       in_batch());
   }
+
+  /** @return whether a purge batch runs since the last publish() */
+  bool in_batch() const noexcept
+  { return m_batch.load(std::memory_order_relaxed) != BATCH_NONE; }
 
   void unlink(gate_waiter &w) noexcept
   {
@@ -425,8 +467,10 @@ private:
   it published it, or ended the batch that followed */
   alignas(CACHE_LINE) std::atomic<uint64_t> m_limit{0}, m_backed{0};
   std::atomic<unsigned> m_concurrency{0};
-  /** batch_begins(): a purge batch runs since the last publish() */
-  std::atomic<bool> m_in_batch{false};
+  /** the purge batch: none, it runs, or the law is evaluated within it
+  (by claim_batch(), or by batch_ends() taking it back) */
+  enum : unsigned { BATCH_NONE, BATCH_RUNS, BATCH_EVALUATING };
+  std::atomic<unsigned> m_batch{BATCH_NONE};
   /** Written by the connections that wait. */
   /** waiters in the list, and one that enqueue() is trying to let in */
   alignas(CACHE_LINE) std::atomic<unsigned> m_waiting{0};
@@ -436,56 +480,6 @@ private:
   gate_waiter *m_head= nullptr, *m_tail= nullptr;
   /** tickets and the rate clock, on cache lines of their own */
   admission_gate m_gate;
-};
-
-/** Who evaluates the law: the purge coordinator before each batch, and
-within a batch that has run for POLL_MAX since the last evaluation a timer
-(the batch parses nothing new, while what was let in commits on), never
-both at once.  A batch that walks long version chains can take seconds.
-The coordinator's ends() waits for an evaluation within the batch to
-finish (one evaluation, which may wait for the gate's latch to publish);
-claim() never waits. */
-class batch_watch
-{
-  enum : unsigned { IDLE, RUNS, EVALUATING };
-  std::atomic<unsigned> m_state{IDLE};
-public:
-  /** The coordinator starts a batch: the law is the timer's to claim
-  until ends(). */
-  void begins() noexcept { m_state.store(RUNS, std::memory_order_release); }
-
-  /** The coordinator ended the batch, or has none: once this returns,
-  no evaluation within a batch runs or starts until begins().
-  @param yield  called while an evaluation within the batch finishes */
-  template<class Yield>
-  void ends(Yield yield) noexcept
-  {
-    unsigned s= m_state.load(std::memory_order_acquire);
-    while (s == EVALUATING ||
-           !m_state.compare_exchange_weak(s, IDLE, std::memory_order_acq_rel,
-                                          std::memory_order_acquire))
-    {
-      if (s == EVALUATING)
-      {
-        yield();
-        s= m_state.load(std::memory_order_acquire);
-      }
-    }
-  }
-
-  /** The timer: take the law within a running batch.
-  @return whether it may evaluate it now (then release() after) */
-  bool claim() noexcept
-  {
-    unsigned s= RUNS;
-    return m_state.compare_exchange_strong(s, EVALUATING,
-                                           std::memory_order_acquire,
-                                           std::memory_order_relaxed);
-  }
-
-  /** The timer evaluated the law; the batch still runs. */
-  void release() noexcept
-  { m_state.store(RUNS, std::memory_order_release); }
 };
 
 } // namespace purge_throttle

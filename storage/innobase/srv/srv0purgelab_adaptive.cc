@@ -94,8 +94,8 @@ commit rate limit.
 Who may touch what: the gate's queue and the calls that gate says are
 latched only with mutex held (admission while nobody waits, leave() and
 the readers take none); the law (the controller, lock_waits, evaluated_at)
-the purge coordinator, or within a long batch the batch timer (watch); the
-Atomic_relaxed members anyone. */
+the purge coordinator, or within a long batch the batch timer
+(gate.claim_batch()); the Atomic_relaxed members anyone. */
 struct purge_throttle_sys_t
 {
   /** Protects gate's queue, closed and changes of purge_throttle_armed */
@@ -114,8 +114,6 @@ struct purge_throttle_sys_t
   uint64_t lock_waits= 0;
   /** my_interval_timer() at the last evaluation of the law */
   ulonglong evaluated_at= 0;
-  /** hands the law to batch_timer within a long purge batch */
-  purge_throttle::batch_watch watch;
   /** evaluates the law within a batch that has run for POLL_MAX since the
   last evaluation; created by the coordinator at its first batch with a
   target, deleted at its shutdown */
@@ -389,7 +387,7 @@ static void purge_throttle_batch_timer(void*) noexcept
 {
   purge_throttle_sys_t &s= purge_throttle_sys;
   s.batch_timer_armed.store(false, std::memory_order_relaxed);
-  if (!s.watch.claim())
+  if (!s.gate.claim_batch())
     return; /* between batches: the next one sets the timer */
   const ulonglong now= my_interval_timer();
   uint64_t since= (now - s.evaluated_at) / 1000;
@@ -403,18 +401,10 @@ static void purge_throttle_batch_timer(void*) noexcept
     purge_throttle_adaptive_stats.updates_in_batch++;
     since= 0;
   }
-  s.watch.release();
+  s.gate.release_batch();
   if (target)
     purge_throttle_arm_batch_timer((purge_throttle::POLL_MAX - since + 999)
                                    / 1000);
-}
-
-/** The purge coordinator ends a batch, or has none: an evaluation of the
-law within it ends first. */
-static void purge_throttle_batch_ends(ulonglong now) noexcept
-{
-  purge_throttle_sys.watch.ends([]{ std::this_thread::yield(); });
-  purge_throttle_sys.gate.batch_ends(now);
 }
 
 ulint purge_throttle_adaptive_after_batch(size_t n_pages, size_t history)
@@ -451,7 +441,6 @@ ulint purge_throttle_adaptive_after_batch(size_t n_pages, size_t history)
     /* created by the coordinator, the first time it has a target */
     if (!s.batch_timer)
       s.batch_timer= srv_thread_pool->create_timer(purge_throttle_batch_timer);
-    s.watch.begins();
     purge_throttle_arm_batch_timer(purge_throttle::POLL_MAX / 1000);
   }
   /* longer than a published limit lives (STALE, 1 s) */
@@ -467,7 +456,7 @@ void purge_throttle_adaptive_no_history() noexcept
   purge_throttle_sys_t &s= purge_throttle_sys;
   purge_throttle_no_history();
   const ulonglong now= my_interval_timer();
-  purge_throttle_batch_ends(now);
+  s.gate.batch_ends(now);
   if (!throttle_is_adaptive())
   {
     s.adaptive.update(0, 0, 0, 0, 0, false, 0, false);
@@ -485,7 +474,7 @@ void purge_throttle_adaptive_no_history() noexcept
 bool purge_throttle_adaptive_continues(size_t n_pages, size_t history)
   noexcept
 {
-  purge_throttle_batch_ends(my_interval_timer());
+  purge_throttle_sys.gate.batch_ends(my_interval_timer());
   if (!throttle_is_adaptive())
     return purge_throttle_coordinator_continues(n_pages, history);
   /* Whether DML is being throttled now; also while the law stays in force
