@@ -672,6 +672,37 @@ TEST(AdaptiveThrottle, AntiWindup)
   EXPECT_EQ(0, f.c.integral());
 }
 
+/* Far over the target the rate is at its floor; it stays there while
+the history falls, until it is back at the target (r, measured while the
+writers are held back, is what purge parses with the CPUs to itself);
+back under the target it answers at once, with no integral wound down
+meanwhile.  Purge parses 100,000 a second: the floor is 5,000. */
+TEST(AdaptiveThrottle, AtItsFloorOverTheTargetTheRateStays)
+{
+  driver d;
+  const auto floor= [&] {
+    return uint64_t(adaptive_controller::MIN_SHARE * d.c.purge_rate()); };
+  /* a backlog after a read view: the limit reaches its floor */
+  for (int i= 0; i < 100; i++)
+    d.step(300000, 10000);
+  ASSERT_EQ(floor(), d.c.limit());
+  /* purge brings it down towards the target: the proportional term
+  alone would leave the floor under 200,000 */
+  for (uint64_t x= 300000; x > 10000; x-= 2000)
+    EXPECT_EQ(floor(), d.step(x, 10000)) << "over the target, at " << x;
+  EXPECT_GE(d.c.integral(), 0) << "no wind-down while the rate is held";
+  EXPECT_GE(double(d.step(9000, 10000)), d.c.purge_rate());
+  /* the proportional term, not a hold, where the floor was not reached */
+  driver p;
+  for (int i= 0; i < 100; i++)
+    p.step(60000, 10000);
+  const uint64_t high= p.c.limit();
+  ASSERT_GT(high, floor());
+  for (uint64_t x= 60000; x > 12000; x-= 2000)
+    p.step(x, 10000);
+  EXPECT_GT(p.c.limit(), high) << "rises as the history falls";
+}
+
 TEST(AdaptiveThrottle, LimitAppliesOnlyWhileFreshAndPurgeRuns)
 {
   constexpr auto stale= adaptive_controller::STALE;

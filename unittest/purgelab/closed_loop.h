@@ -30,7 +30,9 @@ at all), with an injected clock (closed_loop-t.cc):
    fewer by Little's law;
  - purge parses the unparsed history at `purge` transactions a second, less
    cpu_share of it when all connections run (in proportion to those that
-   run: they take the CPUs); a read view held in
+   run: they take the CPUs), and, with commit_cpu, the share of it that
+   what commits takes (on 2 cores a commit costs the CPU of many
+   parses); a read view held in
    [view_from, view_to) keeps it from parsing what commits meanwhile,
    and once every rollback segment has been written after it (as many
    commits as segments: transactions take them in turn) keeps truncation
@@ -89,6 +91,9 @@ struct plant_params
                                throughput still rises */
   double purge= 20000;      /* transactions parsed per second */
   double cpu_share= 0;      /* of purge's capacity taken by all connections */
+  /** commits a second that take all of purge's CPUs: purge's capacity
+  falls linearly with the commit rate to none at it (0: it does not) */
+  double commit_cpu= 0;
   /** past the knee purge's capacity falls as throughput does with this
   contention: on hot rows purge parses the undo of the rows on which the
   open transactions queue (0: it does not) */
@@ -144,6 +149,19 @@ struct plant_params
   {
     return purge * (1 - cpu_share * std::min(1.0, n / connections)) /
       (n <= knee ? 1 : 1 + purge_contention * (n / knee - 1));
+  }
+  /** purge's capacity while n connections run and commit x a second */
+  double purge_capacity(double n, double x) const
+  {
+    return purge_capacity(n) *
+      (commit_cpu > 0 ? std::max(0.0, 1 - x / commit_cpu) : 1);
+  }
+  /** the most that commits while purge keeps up, n connections running */
+  double purge_keeps_up(double n) const
+  {
+    /* x = P (1 - x / K) at P = purge_capacity(n), K = commit_cpu */
+    const double c= purge_capacity(n);
+    return commit_cpu > 0 ? c * commit_cpu / (c + commit_cpu) : c;
   }
   /** seconds between evaluations of the law */
   double update_interval() const
@@ -284,7 +302,7 @@ inline double best_rate(const plant_params &p)
   double best= 0;
   for (double n= 1; n <= p.connections; n= std::max(n + 1, n * 1.02))
   {
-    double r= std::min(p.commit_rate(n, 0), p.purge_capacity(n));
+    double r= std::min(p.commit_rate(n, 0), p.purge_keeps_up(n));
     if (p.offered > 0)
       r= std::min(r, p.offered);
     if (p.truncation_pass > 0)
@@ -467,7 +485,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
     if (view)
       view_commits+= x * dt;
     /* purge */
-    const double done= std::min(unparsed, p.purge_capacity(n) * dt);
+    const double done= std::min(unparsed, p.purge_capacity(n, x) * dt);
     unparsed-= done;
     parsed+= done;
     if (p.truncation_pass <= 0)

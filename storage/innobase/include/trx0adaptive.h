@@ -256,7 +256,8 @@ admission_gate enforces its output.
 
   u = unparsed - view-blocked, p = parsed, waiting for truncation
   x = u + p, e = T - x,  r = purge's parse rate over TAU_RATE
-  C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r
+  C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r;
+      C that reached its floor with x over T stays there until x <= T
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
   R_W, R_D: how far p rose after W, the drain last came in
   L: open transactions waiting for a lock
@@ -280,7 +281,10 @@ admission_gate enforces its output.
   in force
 
 C, admissions a second, drains what purge parses: at the target it
-admits what purge parses, and the integral removes what r misses.  W, the
+admits what purge parses, and the integral removes what r misses.  At
+its floor over the target it stays until the history is back at the
+target: r, measured while C holds the writers back, is what purge
+parses with the CPUs to itself, not once they commit again.  W, the
 transactions let in at once, drains what C cannot: what waits for
 truncation, which frees only rollback segments that no open transaction
 references, and what transactions let in before keep committing over
@@ -577,6 +581,8 @@ public:
     }
     else if (m_engaged && m_limit)
       return m_limit;   /* within a window; m_floor stands */
+    /* C was at its floor at the last evaluation */
+    const bool floored= m_floor;
     m_floor= false;
     if (!m_engaged)
     {
@@ -595,12 +601,18 @@ public:
     const double e= double(target) - double(x);
     const double tau= double(TAU) * 1e-6, tau_i= double(TAU_I) * 1e-6;
     const double floor= MIN_SHARE * m_rate;
+    /* C that reached its floor over the target stays there until x is
+    back at T: at the floor the writers are held back, and r, measured
+    while they are, is what purge parses with the CPUs to itself, not
+    what it parses once they commit again. */
+    const bool hold= e < 0 && floored;
     const double wanted= m_rate + e / tau + m_integral;
     /* anti-windup: integrate only where the actuator can follow */
-    if (!(e < 0 && wanted <= floor) && !(e > 0 && !rate_bound))
+    if (!(e < 0 && (wanted <= floor || hold)) && !(e > 0 && !rate_bound))
       m_integral= std::max(-m_rate, std::min(m_rate, m_integral +
                                              e * dt / (tau * tau_i)));
-    const double c= std::max(floor, m_rate + e / tau + m_integral);
+    const double c= hold ? floor
+      : std::max(floor, m_rate + e / tau + m_integral);
     m_floor= c <= floor;
     return m_limit= c >= U64_END ? ~uint64_t{0} >> 1
       : std::max(uint64_t{1}, uint64_t(c));
