@@ -293,9 +293,9 @@ and purge share the CPUs, and a commit costs the CPU of many parses.
 parses 33,000 a second, and none once 2,900 commit a second (with all
 256 inside it parsed about what they committed; with 1,400 and 2,200
 committing, about 18,000 and 9,000).  A view held for 30 s, then
-released: back under the target within 5 s (a second of it the view's
-own, as the server's samples are one a second apart), where the
-unthrottled plant is not within 30 s; and no full stop. */
+released: the history's one-second mean is back under the target
+within 5 s, where the unthrottled plant's is not within 30 s; and no
+full stop. */
 TEST(ClosedLoop, AReadViewReleasedOnTwoCores)
 {
   plant_params p;
