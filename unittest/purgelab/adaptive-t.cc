@@ -1826,9 +1826,12 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
 }
 
 /* Where truncation keeps up (p near 0) and the history is unparsed, C
-holds it; if then more of those let in wait for a lock than run, W comes
-in at once at most those that run, and grows back to at most half the
-crowd; not while no more wait than run, nor while C is out of force. */
+holds it; if then, over the target, more of those let in wait for a lock
+than run, W comes in at once at most those that run, and grows back to at
+most half the crowd; not while no more wait than run, nor under the
+target with W from p slack (C in force or not): a load whose own lock
+waits are most of its connections, as TPC-C's, would be held at half the
+target. */
 TEST(OpenBound, ComesInForALockQueueWhileTheRateHolds)
 {
   const uint64_t T= 10000, want= 512;
@@ -1844,18 +1847,26 @@ TEST(OpenBound, ComesInForALockQueueWhileTheRateHolds)
     EXPECT_EQ(0u, c.concurrency());
   }
   {
-    /* C in force, fewer wait than run: the rate alone */
+    /* C in force under the target: lock waits bring nothing in */
     adaptive_controller c;
     uint64_t now= 0, purged= 0;
-    run(c, now, purged, 8 * T / 10, 200, 100);
+    run(c, now, purged, 8 * T / 10, 400, 300);
+    EXPECT_NE(0u, c.limit());
+    EXPECT_EQ(0u, c.concurrency());
+  }
+  {
+    /* C in force over the target, fewer wait than run: the rate alone */
+    adaptive_controller c;
+    uint64_t now= 0, purged= 0;
+    run(c, now, purged, 105 * T / 100, 200, 100);
     EXPECT_NE(0u, c.limit());
     EXPECT_EQ(0u, c.concurrency());
   }
   adaptive_controller c;
   uint64_t now= 0, purged= 0;
-  run(c, now, purged, 8 * T / 10, 0, MEASURED);
+  run(c, now, purged, 105 * T / 100, 0, MEASURED);
   ASSERT_EQ(0u, c.concurrency());
-  run(c, now, purged, 8 * T / 10, 400, 1);
+  run(c, now, purged, 105 * T / 100, 400, 1);
   ASSERT_TRUE(c.in_force());
   EXPECT_GE(c.concurrency(), 1u);
   EXPECT_LE(c.concurrency(), 112u) << "at most the 112 that run";
@@ -1863,6 +1874,31 @@ TEST(OpenBound, ComesInForALockQueueWhileTheRateHolds)
   back, whatever waits, to want, where it lapses */
   run(c, now, purged, 2 * T / 10, 400, 3000);
   EXPECT_EQ(0u, c.concurrency());
+}
+
+/* TPC-C's shape: 32 connections, about two thirds of them waiting for a
+row lock at any time, and a history that waits for truncation.  W comes
+in for the queue only once p exceeds its share less W's lead: with p
+under that and the history under the target, nothing binds and nobody is
+cut, whether or not C is in force. */
+TEST(OpenBound, ALoadsOwnLockWaitsHoldNothingUnderTheTarget)
+{
+  const uint64_t T= 2000, want= 32, waits= 22;
+  for (uint64_t p : {T / 4, T / 2, 6 * T / 10, 8 * T / 10})
+  {
+    adaptive_controller c;
+    uint64_t now= 0, purged= 0;
+    /* x = p + 100 unparsed: S = T - 100 */
+    lock_steps(c, now, purged, T, p + 100, p, want, waits, 300);
+    EXPECT_EQ(0u, c.concurrency()) << "p " << p;
+  }
+  /* p over its share less the lead (the waiting): W comes in at the 10
+  that run */
+  adaptive_controller c;
+  uint64_t now= 0, purged= 0;
+  lock_steps(c, now, purged, T, 100 + 95 * T / 100, 95 * T / 100, want,
+             waits, MEASURED + 1);
+  EXPECT_EQ(want - waits, c.concurrency());
 }
 
 /* A lock queue brings W into force at those that run, with half the
@@ -1948,21 +1984,24 @@ gate, it lapses. */
 TEST(OpenBound, AFewLetInDoNotHoldTheCrowd)
 {
   const uint64_t T= 10000, crowd= 4094;
+  /* the history unparsed, over the target with C in force: the lock
+  rule may cut */
+  const uint64_t over= 105 * T / 100;
   {
-    /* p over ENGAGE of its share, 3 of the 4 let in wait for a lock, at
-    1,000 commits a second (measured over the first 0.1 s): 3 ms to
-    clear */
+    /* 3 of the 4 let in wait for a lock, at 1,000 commits a second
+    (measured over the first 0.1 s): 3 ms to clear */
     adaptive_controller c;
     uint64_t now= 0, purged= 0;
-    lock_steps(c, now, purged, T, 4 * T / 10, 4 * T / 10, 4, 0, 10);
-    lock_steps(c, now, purged, T, 6 * T / 10, 6 * T / 10, 4, 3, 100);
+    lock_steps(c, now, purged, T, 4 * T / 10, 0, 4, 0, 10);
+    lock_steps(c, now, purged, T, over, 0, 4, 3, 100);
+    EXPECT_NE(0u, c.limit()) << "C in force";
     EXPECT_EQ(0u, c.concurrency());
   }
   adaptive_controller c;
   uint64_t now= 0, purged= 0;
   /* 30 of the 40 let in wait: 30 ms to clear, more than a poll */
-  lock_steps(c, now, purged, T, 4 * T / 10, 4 * T / 10, 40, 0, 10);
-  lock_steps(c, now, purged, T, 6 * T / 10, 6 * T / 10, 40, 30, 100);
+  lock_steps(c, now, purged, T, 4 * T / 10, 0, 40, 0, 10);
+  lock_steps(c, now, purged, T, over, 0, 40, 30, 100);
   ASSERT_TRUE(c.in_force());
   EXPECT_EQ(10u, c.concurrency());
   /* truncation frees p; the crowd waits at the gate (the pool hands the
@@ -1981,14 +2020,15 @@ TEST(OpenBound, AFewLetInDoNotHoldTheCrowd)
 }
 
 /* A load starts on a purge that was idle: the first evaluation sees a
-history over ENGAGE T while nothing has measured what commits.  Its
+history over the target while nothing has measured what commits.  Its
 inputs are those of a cut that a thread pool showed at 4,096 connections
-on hot rows: 3 of the 5 let in waiting for a lock.  Such a queue is a
-crowd only once what commits is measured and would not clear it within a
-poll. */
+on hot rows (3 of the 5 let in waiting for a lock, p 586), but with the
+history over the target (it was at 7,593), where the lock rule may cut.
+Such a queue is a crowd only once what commits is measured and would not
+clear it within a poll. */
 TEST(OpenBound, AQueueIsNoCrowdBeforeWhatCommitsIsMeasured)
 {
-  const uint64_t T= 10000, x= 7593, pending= 586;
+  const uint64_t T= 10000, x= 10500, pending= 586;
   adaptive_controller c;
   uint64_t now= 0, purged= 0;
   /* 1,000 commits a second, parsed as they come: 3 ms to clear */
