@@ -271,10 +271,9 @@ admission_gate enforces its output.
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, and more than
       commit in POLL_MIN (L > (r + du/dt) POLL_MIN, r + du/dt measured
-      for TAU_RATE), g < 0 or
-      x > T with C in force: W <= open - L (W comes in for it); from then
-      on, while p >= ENGAGE S or C in force, W <= Q / 2, Q the most that
-      wanted in since W came in
+      for TAU_RATE), g < 0 or x > T (C holds it): W <= open - L (W comes
+      in for it); from then on, while p >= ENGAGE S or C in force,
+      W <= Q / 2, Q the most that wanted in since W came in
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -538,7 +537,8 @@ public:
       a cut below them makes the pool hand its whole crowd to the gate.
       Nor before what commits is measured (TAU_RATE after purge resumes,
       as for lost): until then any queue would read as a crowd. */
-      const bool binds= g < 0 || (m_engaged && room < 0);
+      /* x over T puts C in force (ENGAGE < 1): room < 0 is C binding */
+      const bool binds= g < 0 || room < 0;
       if (binds && trend && waits > n_open - waits &&
           double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
         m_bound.queue(double(n_open - waits), double(want));
