@@ -28,6 +28,10 @@ class ServerError(Exception):
     code = None     # the server's error number, when it answered with one
 
 
+class MissingTool(ServerError):
+    """What the harness needs on this machine is not there: no retry helps."""
+
+
 BACKLOG_RE = re.compile(r"InnoDB: to purge (\d+) transactions")
 # an error log line's time: "2026-11-25 21:05:53 0 [Note] ...", the hour
 # space-padded by older servers ("2026-11-22  3:40:30")
@@ -235,7 +239,7 @@ class Queries:
         try:
             import pymysql
         except ImportError:
-            raise ServerError("the harness needs PyMySQL: run BUILD/setup "
+            raise MissingTool("the harness needs PyMySQL: run BUILD/setup "
                               "(or apt-get install python3-pymysql)")
         try:
             return pymysql.connect(autocommit=True, connect_timeout=10, read_timeout=3600,
@@ -383,6 +387,7 @@ class Server(Queries):
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         deadline = time.time() + timeout
+        last = None
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise ServerError(f"mariadbd exited with code {self.proc.returncode} at "
@@ -391,12 +396,17 @@ class Server(Queries):
                 try:
                     self.query("SELECT 1")
                     return
-                except ServerError:
-                    pass
+                except MissingTool:
+                    # the server may be up; this machine cannot talk to it
+                    self.kill()
+                    raise
+                except ServerError as e:
+                    last = e
             time.sleep(0.2)
         self.kill()
-        raise ServerError(f"mariadbd did not answer within {timeout}s; tail of "
-                          f"{self.errlog}:\n{tail(self.errlog)}")
+        raise ServerError(f"mariadbd did not answer within {timeout}s"
+                          + (f" (the last attempt: {last})" if last else "")
+                          + f"; tail of {self.errlog}:\n{tail(self.errlog)}")
 
     def prepare_slow_shutdown(self):
         """Make the next shutdown slow, ahead of time, so that it can start
