@@ -272,8 +272,7 @@ admission_gate enforces its output.
   while more of those let in wait for a lock than run, and more than
       commit in POLL_MIN (L > (r + du/dt) POLL_MIN, r + du/dt measured
       for TAU_RATE), g < 0 or x > T (C holds it): W <= open - L (W comes
-      in for it); so too with W in force and L > (r + du/dt) POLL_MAX;
-      from then on, while p >= ENGAGE S or C in force,
+      in for it); from then on, while p >= ENGAGE S or C in force,
       W <= Q / 2, Q the most that wanted in since W came in
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
@@ -537,16 +536,11 @@ public:
       thread pool lets in a few at a time, often all of them waiting, and
       a cut below them makes the pool hand its whole crowd to the gate.
       Nor before what commits is measured (TAU_RATE after purge resumes,
-      as for lost): until then any queue would read as a crowd.
-      W in force that grew back into a queue is cut whatever binds, once
-      what commits would not clear the queue within POLL_MAX, the
-      coordinator's longest poll: such a queue is a crowd that W let in,
-      not a load's own lock waits, which clear within a poll. */
+      as for lost): until then any queue would read as a crowd. */
       /* x over T puts C in force (ENGAGE < 1): room < 0 is C binding */
       const bool binds= g < 0 || room < 0;
-      if ((binds || m_bound.in_force()) && trend && waits > n_open - waits &&
-          double(waits) * 1e6 > std::max(commits, 0.0) *
-          double(binds ? POLL_MIN : POLL_MAX))
+      if (binds && trend && waits > n_open - waits &&
+          double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
         m_bound.queue(double(n_open - waits), double(want));
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
