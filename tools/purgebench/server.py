@@ -325,9 +325,12 @@ class Server(Queries):
     harness's statements go over PyMySQL as root (Queries)."""
     timeout = 60        # as long as a statement of the harness takes here
 
-    def __init__(self, inst, workdir, options=None, allow_nonempty=False, tcp_port=None):
+    def __init__(self, inst, workdir, options=None, allow_nonempty=False, tcp_port=None,
+                 launcher=()):
         Queries.__init__(self)
         self.inst = inst
+        # a command the server runs under (valgrind ...), none by default
+        self.launcher = list(launcher)
         # a client that needs TCP (go-tpc) gets 127.0.0.1 only, never another address
         self.tcp_port = tcp_port
         self.workdir = os.path.abspath(workdir)
@@ -382,7 +385,7 @@ class Server(Queries):
             else:
                 raise ServerError(f"another server already answers on {self.socket}; "
                                   "stop it first")
-        cmd = ([self.inst.mariadbd, f"--defaults-file={self.cnf}"] +
+        cmd = (self.launcher + [self.inst.mariadbd, f"--defaults-file={self.cnf}"] +
                self.inst.server_args())
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                      start_new_session=True)

@@ -13,17 +13,24 @@
 # 51 Franklin St, Fifth Floor, Boston, MA 02110-1335 USA
 
 
-"""tools/count-instructions: wrong input gets a clear error before any
-server starts (a full count runs servers under valgrind for minutes and is
-not part of the tests)."""
+"""tools/count-instructions (purgebench.instructions): wrong input gets a
+clear error before any server starts, and the server runs under the
+launcher it is given (a full count runs servers under valgrind and is not
+part of the tests)."""
 
 import os
+import stat
 import subprocess
+import sys
 import tempfile
 import unittest
+from unittest import mock
 
-TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                    "count-instructions")
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOL = os.path.join(TOOLS, "count-instructions")
+sys.path.insert(0, TOOLS)
+
+from purgebench.server import Installation, Server, ServerError  # noqa: E402
 
 
 def run(*args):
@@ -45,20 +52,47 @@ class CountInstructionsInput(unittest.TestCase):
 
     def test_bad_count(self):
         for opt in ("--events", "--threads", "--rows"):
-            r = run(opt, "0", "fork=build")
+            r = run(opt, "0", "fork=/bin/true")
             self.assertEqual(r.returncode, 2, opt)
             self.assertIn("'0' is not a positive count", r.stderr)
 
     def test_unknown_option(self):
-        r = run("--evnts", "5", "fork=build")
+        r = run("--evnts=5", "fork=/bin/true")
         self.assertEqual(r.returncode, 2)
-        self.assertIn("unknown argument '--evnts'", r.stderr)
+        self.assertIn("--evnts", r.stderr)
 
     def test_missing_build(self):
         with tempfile.TemporaryDirectory() as d:
             r = run(f"fork={d}")
-        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.returncode, 2)
         self.assertIn("release/sql/mariadbd", r.stderr)
+
+
+class Launcher(unittest.TestCase):
+    def test_the_server_runs_under_the_launcher(self):
+        with tempfile.TemporaryDirectory() as d:
+            # a stand-in mariadbd that writes what the launcher set, opens
+            # its socket and stays up
+            os.makedirs(os.path.join(d, "sql"))
+            os.makedirs(os.path.join(d, "scripts"))
+            fake = os.path.join(d, "sql", "mariadbd")
+            seen = os.path.join(d, "seen")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\n"
+                        f"echo \"$LAUNCHED\" > {seen}\n"
+                        "sock=$(sed -n 's/^socket=//p' \"${1#--defaults-file=}\")\n"
+                        ": > \"$sock\"\nexec sleep 60\n")
+            os.chmod(fake, stat.S_IRWXU)
+            os.symlink("/bin/true", os.path.join(d, "scripts", "mariadb-install-db"))
+            srv = Server(Installation(fake), os.path.join(d, "run"),
+                         launcher=["/usr/bin/env", "LAUNCHED=yes"])
+            # without PyMySQL the start ends at once (it has started the
+            # stand-in by then)
+            with mock.patch.dict(sys.modules, {"pymysql": None}):
+                with self.assertRaises(ServerError):
+                    srv.start(timeout=30)
+            with open(seen) as f:
+                self.assertEqual("yes", f.read().strip())
 
 
 if __name__ == "__main__":
