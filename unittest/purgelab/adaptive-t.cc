@@ -1289,6 +1289,33 @@ TEST(OpenBound, SlackWhilePendingIsWithinItsShare)
     }
 }
 
+/* Fewer want in at the moment the bound comes into force than a moment
+before (they wait for a CPU in the client): it starts at the most that
+wanted in lately, which loses a factor e per TAU, not at those of that
+moment: starting there would keep out most of those who want in. */
+TEST(OpenBound, ComesIntoForceAtTheMostThatWantedInLately)
+{
+  open_bound b;
+  integrate(b, STEP_S, TAU_S, 0, 5000, 200);
+  ASSERT_EQ(0u, b.size());
+  /* TAU / 4 of fewer wanting in, slack */
+  const int quarter= int(TAU_S / 4 / STEP_S);
+  for (int i= 0; i < quarter; i++)
+    integrate(b, STEP_S, TAU_S, 0, 5000, 20);
+  ASSERT_EQ(0u, b.size());
+  integrate(b, STEP_S, TAU_S, 5001, 5000, 20);
+  const double lately= 200 * std::exp(-(quarter + 1) * STEP_S / TAU_S);
+  EXPECT_NEAR(lately, double(b.size()), 1.0);
+  EXPECT_GT(b.size(), 150u) << "not the 20 of that moment";
+  /* long after, the peak has decayed to those who want in now */
+  open_bound c;
+  integrate(c, STEP_S, TAU_S, 0, 5000, 200);
+  for (int i= 0; i < 20 * quarter; i++)
+    integrate(c, STEP_S, TAU_S, 0, 5000, 20);
+  integrate(c, STEP_S, TAU_S, 5001, 5000, 20);
+  EXPECT_EQ(20u, c.size());
+}
+
 TEST(OpenBound, ComesIntoForceAtWantWithoutAStep)
 {
   for (double want : {1.0, 7.0, 256.0, 10000.0})
@@ -2128,12 +2155,14 @@ TEST(OpenBound, TheRateLapsesBelowEngageTheBoundGrowsBack)
 
 /* Whatever the inputs, concurrency() is 0 while purge cannot progress or
 there is no target, and otherwise within [1, max(1, the most that wanted
-in since the bound came into force)]. */
+in since the bound came into force, or lately when it came in)]; "lately"
+is at most since the law was last out of force (the decay only lowers
+it). */
 TEST(OpenBound, TheBoundStaysWithinItsRange)
 {
   std::mt19937_64 rng(7);
   adaptive_controller c;
-  uint64_t now= 1, purged= 0, want= 0, most= 0;
+  uint64_t now= 1, purged= 0, want= 0, most= 0, lately= 0;
   unsigned with_bound= 0, without_limit= 0;
   for (int i= 0; i < 200000; i++)
   {
@@ -2150,7 +2179,8 @@ TEST(OpenBound, TheBoundStaysWithinItsRange)
     const bool progress= rng() % 16;
     const bool had_bound= c.concurrency();
     c.update(now, x, pending, purged, T, progress, want, rng() % 2);
-    most= had_bound ? std::max(most, want) : want;
+    lately= progress && T ? std::max(lately, want) : 0;
+    most= had_bound ? std::max(most, want) : lately;
     if (!c.limit())
       without_limit++;
     if (!progress || !T)

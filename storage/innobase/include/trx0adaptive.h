@@ -67,9 +67,10 @@ in the log domain:
 It comes into force at W = want (no step) once g < 0, and lapses once W
 is back at want with g >= 0: it binds only while the error lasts, and it
 never steps up, which would let in at once the crowd that waited.  There
-`want` is the most connections that wanted in since W came into force:
-fewer wanting in for a moment (they wait for a CPU in the client) leaves
-W slack, not smaller, and is no room to lapse on.  While it is in force
+`want` is the most connections that wanted in since W came into force,
+and at first the most of the last TAU (decaying by e per TAU): fewer
+wanting in for a moment (they wait for a CPU in the client) leaves W
+slack, not smaller, and is no room to lapse on or to start from.  While it is in force
 the controller asks for a drain of rollback segments too (drain_width()).
 No latch: the purge coordinator alone calls it. */
 class open_bound
@@ -83,6 +84,7 @@ public:
                those running one, and those waiting at the gate */
   void update(double dt, double tau, double g, double want) noexcept
   {
+    recent(dt, tau, want);
     if (m_w <= 0)
     {
       if (!(g < 0))
@@ -97,7 +99,7 @@ public:
       forget();
     m_most= std::max(m_most, std::max(1.0, want));
     if (m_w <= 0)
-      m_w= m_most;
+      m_w= m_most= std::max(m_most, m_recent);
     g= std::max(-1.0, std::min(1.0, g));
     m_w= std::max(1.0, std::min(m_queued ? m_most / 2 : m_most,
                                 m_w * std::exp(g * dt / tau)));
@@ -129,7 +131,7 @@ public:
     if (m_w <= 0)
     {
       forget();
-      m_w= m_most= std::max(1.0, want);
+      m_w= m_most= std::max(1.0, std::max(want, m_recent));
     }
     queued();
     cap(run);
@@ -148,7 +150,7 @@ public:
   }
 
   /** The law went out of force. */
-  void reset() noexcept { m_w= 0; }
+  void reset() noexcept { m_w= 0; m_recent= 0; }
 
   /** @return whether the bound is in force (it may be slack at want) */
   bool in_force() const noexcept { return m_w > 0; }
@@ -162,6 +164,13 @@ public:
   }
 
 private:
+  /** Follow the most that wanted in lately, in or out of force.
+  @param dt    seconds since the last update
+  @param tau   TAU, seconds
+  @param want  connections that want to run read-write transactions */
+  void recent(double dt, double tau, double want) noexcept
+  { m_recent= std::max(want, m_recent * std::exp(-dt / tau)); }
+
   /** Forget the last episode's crowd: W comes into force. */
   void forget() noexcept
   {
@@ -179,6 +188,9 @@ private:
   bool m_queued= false;
   /** seconds for which no more than m_most / 2 wanted in */
   double m_fewer= 0;
+  /** the most connections that wanted in lately: the largest want, less
+  a factor e per TAU since (W comes into force at it) */
+  double m_recent= 0;
 };
 
 /** The gate counts the transactions that it let in with a ticket; those let
