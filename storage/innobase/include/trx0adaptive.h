@@ -70,8 +70,9 @@ never steps up, which would let in at once the crowd that waited.  There
 `want` is the most connections that wanted in since W came into force,
 and at first the most of the last TAU (decaying by e per TAU): fewer
 wanting in for a moment (they wait for a CPU in the client) leaves W
-slack, not smaller, and is no room to lapse on or to start from.  While it is in force
-the controller asks for a drain of rollback segments too (drain_width()).
+slack, not smaller, and is no room to lapse on or to start from.  While
+it is in force the controller asks for a drain of rollback segments too
+(drain_width()).
 No latch: the purge coordinator alone calls it. */
 class open_bound
 {
