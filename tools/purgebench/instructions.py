@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 from . import sysbench
-from .options import find_server
+from .options import distinct_labels, positive, server_item
 from .server import Installation, Server, ServerError
 
 # what valgrind needs of the server: io_uring's calls never complete under
@@ -47,26 +47,14 @@ class CountError(Exception):
     pass
 
 
-def positive(text):
-    if not re.fullmatch(r"[1-9][0-9]*", text):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a positive count")
-    return int(text)
-
-
-def named_server(text):
-    name, sep, path = text.partition("=")
-    if not sep or not name or not path:
-        raise argparse.ArgumentTypeError(f"'{text}': give NAME=BUILD_DIR, e.g. fork=build")
-    return name, find_server(path)
-
-
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="tools/count-instructions", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("servers", nargs="+", type=named_server, metavar="NAME=BUILD_DIR",
-                   help="a superbuild directory (build, build-stock-10.11) or a mariadbd; "
-                        "the first is the reference")
+    p.add_argument("servers", nargs="+", type=server_item, metavar="NAME=BUILD_DIR",
+                   help="a superbuild directory (build, build-stock-10.11) or a mariadbd, "
+                        "as --server-list takes it (NAME=PATH[:BASEDIR]); the first is "
+                        "the reference")
     p.add_argument("--workload", default="oltp_update_non_index",
                    help="sysbench script (oltp_update_non_index)")
     p.add_argument("--events", type=positive, default=5000,
@@ -76,7 +64,12 @@ def parse_args(argv):
     p.add_argument("--rows", type=positive, default=10000, help="rows in the one table (10000)")
     p.add_argument("--out", help="where counts.txt and each server's logs go "
                                  "(a new temp dir); the data directories are removed")
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    try:
+        distinct_labels(a.servers)
+    except argparse.ArgumentTypeError as e:
+        p.error(str(e))     # each name is a directory of --out
+    return a
 
 
 def callgrind_control(action, pid):
@@ -86,9 +79,9 @@ def callgrind_control(action, pid):
         raise CountError(f"callgrind_control {action} {pid} failed:\n{out.stdout[-1000:]}")
 
 
-def count(name, mariadbd, args, workdir):
+def count(name, mariadbd, basedir, args, workdir):
     """Instructions inside dispatch_command() over args.events events."""
-    srv = Server(Installation(mariadbd), workdir, options=OPTIONS, launcher=[
+    srv = Server(Installation(mariadbd, basedir), workdir, options=OPTIONS, launcher=[
         "valgrind", "--tool=callgrind", "--collect-atstart=no",
         "--toggle-collect=dispatch_command*",
         f"--callgrind-out-file={os.path.join(workdir, 'callgrind.out')}",
@@ -141,15 +134,15 @@ def main(argv=None):
     per = {}
     try:
         sysbench.require()
-        for name, mariadbd in args.servers:
-            ins = count(name, mariadbd, args, os.path.join(out, name))
+        for name, mariadbd, basedir in args.servers:
+            ins = count(name, mariadbd, basedir, args, os.path.join(out, name))
             per[name] = ins / args.events
             lines.append(f"{name:<16} {ins:>14} {per[name]:>10.1f}")
             print(lines[-1], flush=True)
     except (ServerError, sysbench.SysbenchError, CountError) as e:
         sys.exit(f"count-instructions: {e}")
     first = args.servers[0][0]
-    lines += [f"{name} / {first}: {per[name] / per[first]:.4f}" for name, _ in args.servers[1:]]
+    lines += [f"{name} / {first}: {per[name] / per[first]:.4f}" for name, _, _ in args.servers[1:]]
     lines.append(f"workload {args.workload}, {args.threads} thread(s), {args.events} events "
                  f"after {args.events} to warm up, {args.rows} rows; counts in {out}")
     print("\n".join(lines[2 + len(per):]))

@@ -480,25 +480,37 @@ def server_path(path):
     return find_server(path) if os.path.isdir(os.path.expanduser(path)) else path
 
 
+def server_item(item):
+    """One LABEL=PATH[:BASEDIR] of --server-list (or of tools/count-instructions):
+    (label, mariadbd, basedir or None)."""
+    label, eq, rest = item.strip().partition("=")
+    if not eq or not rest:
+        raise argparse.ArgumentTypeError(
+            f"'{item}': give LABEL=PATH, e.g. fork=build/release/sql/mariadbd")
+    if not LABEL_RE.fullmatch(label):
+        raise argparse.ArgumentTypeError(
+            f"label '{label}': use 1-32 letters, digits, '.', '_', '+' or '-', starting "
+            "with a letter or digit (it names arms and a directory)")
+    path, colon, basedir = rest.partition(":")
+    if colon and not basedir:
+        raise argparse.ArgumentTypeError(f"'{item}': an empty BASEDIR after ':'")
+    return label, find_server(path), os.path.expanduser(basedir) if basedir else None
+
+
+def distinct_labels(servers):
+    """servers as server_item() gives them, each label once."""
+    seen = set()
+    for label, _, _ in servers:
+        if label in seen:
+            raise argparse.ArgumentTypeError(f"label '{label}' is given twice")
+        seen.add(label)
+    return servers
+
+
 def server_list(text):
     """--server-list LABEL=PATH[:BASEDIR],...: [(label, mariadbd, basedir or
     None)], two or more, labels distinct."""
-    out = []
-    for item in text.split(","):
-        label, eq, rest = item.strip().partition("=")
-        if not eq or not rest:
-            raise argparse.ArgumentTypeError(
-                f"'{item}': give LABEL=PATH, e.g. fork=build/release/sql/mariadbd")
-        if not LABEL_RE.fullmatch(label):
-            raise argparse.ArgumentTypeError(
-                f"label '{label}': use 1-32 letters, digits, '.', '_', '+' or '-', starting "
-                "with a letter or digit (it names arms and a directory)")
-        if label in [x[0] for x in out]:
-            raise argparse.ArgumentTypeError(f"label '{label}' is given twice")
-        path, colon, basedir = rest.partition(":")
-        if colon and not basedir:
-            raise argparse.ArgumentTypeError(f"'{item}': an empty BASEDIR after ':'")
-        out.append((label, find_server(path), os.path.expanduser(basedir) if basedir else None))
+    out = distinct_labels([server_item(item) for item in text.split(",")])
     if len(out) < 2:
         raise argparse.ArgumentTypeError(
             f"'{text}': give two or more servers (one alone: --server PATH)")

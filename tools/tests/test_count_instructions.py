@@ -54,7 +54,18 @@ class CountInstructionsInput(unittest.TestCase):
         for opt in ("--events", "--threads", "--rows"):
             r = run(opt, "0", "fork=/bin/true")
             self.assertEqual(r.returncode, 2, opt)
-            self.assertIn("'0' is not a positive count", r.stderr)
+            self.assertIn("'0': give a whole number of at least 1", r.stderr)
+
+    def test_bad_name(self):
+        # each name is a directory of --out, and a label as --server-list's
+        r = run("a/b=/bin/true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("label 'a/b'", r.stderr)
+
+    def test_name_given_twice(self):
+        r = run("fork=/bin/true", "fork=/bin/true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("label 'fork' is given twice", r.stderr)
 
     def test_unknown_option(self):
         r = run("--evnts=5", "fork=/bin/true")
