@@ -15,8 +15,9 @@
 
 
 /* Unit tests of when the adaptive throttle is armed (trx0arm.h): the
-server's count of armed engines never drifts, and the one branch at the end
-of a transaction skips only ends at which trx_ended() would change nothing. */
+server's count of armed engines never drifts, a commit may owe a wait only
+with a target and a limit published, and the one branch at the end of a
+transaction skips only ends at which trx_ended() would change nothing. */
 
 #include "trx0arm.h"
 #include <gtest/gtest.h>
@@ -70,6 +71,34 @@ TEST(Arming, TheServersCountNeverDrifts)
   EXPECT_EQ(0, count);
 }
 
+TEST(Arming, LimitedOnlyWithATargetAndAPublishedLimit)
+{
+  arming a;
+  EXPECT_FALSE(a.limited());
+  /* a limit published (or left published) without a target owes nothing */
+  a.publish(true);
+  EXPECT_FALSE(a.limited());
+  EXPECT_FALSE(a.armed());
+  EXPECT_TRUE(a.set(true));
+  EXPECT_TRUE(a.limited());
+  /* the limit is withdrawn: armed, the wait point still called, but a
+  commit owes nothing */
+  a.publish(false);
+  EXPECT_TRUE(a.armed());
+  EXPECT_FALSE(a.limited());
+  a.publish(true);
+  EXPECT_TRUE(a.limited());
+  /* the two bits are independent: disarming keeps the limit's bit, and
+  changes of the limit are no changes of the arming */
+  EXPECT_TRUE(a.set(false));
+  EXPECT_FALSE(a.limited());
+  EXPECT_FALSE(a.set(false));
+  a.publish(false);
+  EXPECT_FALSE(a.set(false));
+  EXPECT_TRUE(a.set(true));
+  EXPECT_FALSE(a.limited());
+}
+
 namespace
 {
 /** every connection state that the gate's fields can take */
@@ -98,7 +127,7 @@ TEST(TrxEnd, SkippedOnlyWhereNothingWouldChange)
       const connection before= state(bits & 1, bits & 2, bits & 4);
       if (trx_end_acts(before, false))
         continue;
-      /* not armed: no target, so the end runs with throttling == false */
+      /* no limit published, so the end runs with throttling == false */
       connection after= before;
       trx_ended(after, wrote_commit, false);
       EXPECT_TRUE(same(before, after)) << "state " << bits;
@@ -109,22 +138,22 @@ TEST(TrxEnd, ATicketOrAnAdmissionAlwaysGoesOutOfLine)
 {
   /* a ticket must go back, an admission must be cleared, with a target
   or without */
-  for (bool armed : {false, true})
+  for (bool limited : {false, true})
   {
-    EXPECT_TRUE(trx_end_acts(state(true, false, false), armed));
-    EXPECT_TRUE(trx_end_acts(state(false, true, false), armed));
-    EXPECT_TRUE(trx_end_acts(state(true, true, true), armed));
+    EXPECT_TRUE(trx_end_acts(state(true, false, false), limited));
+    EXPECT_TRUE(trx_end_acts(state(false, true, false), limited));
+    EXPECT_TRUE(trx_end_acts(state(true, true, true), limited));
   }
   EXPECT_FALSE(trx_end_acts(state(false, false, false), false));
-  /* a wait owed from before the target went stays owed, unpaid until a
-  target arms the wait point again, as trx_ended() keeps it */
+  /* a wait owed from before the limit went stays owed, as trx_ended()
+  keeps it: the next point pays it, finding no limit in force */
   EXPECT_FALSE(trx_end_acts(state(false, false, true), false));
 }
 
-TEST(TrxEnd, ArmedEveryCommitThatOwesIsSeen)
+TEST(TrxEnd, LimitedEveryCommitThatOwesIsSeen)
 {
-  /* with a target every end goes out of line, so a commit that the gate
-  did not let in owes its wait */
+  /* with a limit published every end goes out of line, so a commit that
+  the gate did not let in owes its wait */
   for (int bits= 0; bits < 8; bits++)
   {
     const connection before= state(bits & 1, bits & 2, bits & 4);

@@ -134,9 +134,11 @@ segment's, exceeds adaptive_controller::wake_level().
 void purge_throttle_adaptive_commit(size_t rseg_history) noexcept;
 
 /** Whether the adaptive throttle has a target (purge_throttle::has_target()),
-so that InnoDB wants its wait_point called (innobase_wait_point_want()).
-Changed only with purge_throttle_sys's latch held, at startup, a change of
-a setting and shutdown; read relaxed. */
+so that InnoDB wants its wait_point called (innobase_wait_point_want()),
+and whether its gate has a limit published, so that a commit may owe a
+wait (arming::limited()).  Changed only with purge_throttle_sys's latch
+held: the target at startup, a change of a setting and shutdown, the limit
+where the gate's changes; read relaxed. */
 extern purge_throttle::arming purge_throttle_armed;
 
 /** Tell the server whether InnoDB wants its handlerton::wait_point called
@@ -183,11 +185,11 @@ void purge_throttle_trx_ended(purge_throttle::connection &c, bool wrote_commit)
 
 /** A connection's transaction ended (innobase_commit(), innobase_rollback()
 of the whole transaction): give its admission ticket back at once.  After a
-read-write commit in the adaptive mode with a target, of a transaction that
-the gate had not let in under a limit, note that the connection owes a
-wait, which it takes at the next point where it holds nothing
-(purge_throttle_wait_point()).  Without a ticket, an admission or a target
-this is one branch (purge_throttle::trx_end_acts()).
+read-write commit in the adaptive mode while a limit is published, of a
+transaction that the gate had not let in under a limit, note that the
+connection owes a wait, which it takes at the next point where it holds
+nothing (purge_throttle_wait_point()).  Without a ticket, an admission or
+a published limit this is one branch (purge_throttle::trx_end_acts()).
 @param c             the connection's place (trx_t::throttle)
 @param wrote_commit  the transaction wrote a commit record (trx_t::commit_lsn
                      was set, also when the leader of a binlog group commit
@@ -195,8 +197,14 @@ this is one branch (purge_throttle::trx_end_acts()).
 inline void purge_throttle_trx_end(purge_throttle::connection &c,
                                    bool wrote_commit) noexcept
 {
-  if (UNIV_UNLIKELY(purge_throttle::trx_end_acts
-                    (c, purge_throttle_armed.armed())))
+#ifdef DBUG_OFF
+  const bool owing= purge_throttle_armed.limited();
+#else
+  /* a test may make a commit owe a wait without a limit
+  (purge_throttle_must_wait) */
+  const bool owing= purge_throttle_armed.armed();
+#endif
+  if (UNIV_UNLIKELY(purge_throttle::trx_end_acts(c, owing)))
     purge_throttle_trx_ended(c, wrote_commit);
 }
 

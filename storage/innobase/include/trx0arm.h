@@ -20,8 +20,8 @@ this program; if not, write to the Free Software Foundation, Inc.,
 @file include/trx0arm.h
 When the adaptive throttle is armed: the server calls InnoDB's wait_point
 only while it is (ha_wait_point_want()), and the end of a transaction goes
-out of line only while it is, or while the connection holds something of
-the gate's.  No InnoDB state, so that it is unit tested
+out of line only while a limit is published too, or while the connection
+holds something of the gate's.  No InnoDB state, so that it is unit tested
 (unittest/purgelab/arm-t.cc).
 *******************************************************/
 
@@ -43,36 +43,58 @@ constexpr bool has_target(bool adaptive, uint64_t lag) noexcept
   return adaptive && lag != 0;
 }
 
-/** Whether InnoDB wants its wait_point called.  A change is reported
-once, however often the settings are written.  set() is called with the
-throttle's latch held; armed() is read without it (relaxed), on the commit
-path. */
+/** Whether InnoDB wants its wait_point called, and whether a commit may
+owe a wait.  A change of either is reported once, however often the
+settings or the limit are written.  set() and publish() are called with
+the throttle's latch held; armed() and limited() are read without it
+(relaxed), on the commit path: one load. */
 class arming
 {
-  std::atomic<bool> m_armed{false};
+  static constexpr uint8_t TARGET= 1, PUBLISHED= 2;
+  std::atomic<uint8_t> m_state{0};
+
+  void store(uint8_t bit, bool on) noexcept
+  {
+    const uint8_t s= m_state.load(std::memory_order_relaxed);
+    m_state.store(on ? uint8_t(s | bit) : uint8_t(s & ~bit),
+                  std::memory_order_relaxed);
+  }
 public:
   /** @param armed  the state wanted (has_target())
   @return whether it changed: then the caller arms or disarms, once */
   bool set(bool armed) noexcept
   {
-    if (armed == m_armed.load(std::memory_order_relaxed))
+    if (armed == this->armed())
       return false;
-    m_armed.store(armed, std::memory_order_relaxed);
+    store(TARGET, armed);
     return true;
   }
+  /** Note whether the gate has a rate or a bound published
+  (gate::published()), after each change of it. */
+  void publish(bool published) noexcept { store(PUBLISHED, published); }
+
   bool armed() const noexcept
-  { return m_armed.load(std::memory_order_relaxed); }
+  { return m_state.load(std::memory_order_relaxed) & TARGET; }
+  /** @return whether a read-write commit may owe a wait: a target, and a
+  limit published.  Without one a commit owes nothing: a limit published
+  before the connection's next point where it holds nothing meets its next
+  transaction that may write there (point_action::ADMIT). */
+  bool limited() const noexcept
+  {
+    return (m_state.load(std::memory_order_relaxed) & (TARGET | PUBLISHED))
+      == (TARGET | PUBLISHED);
+  }
 };
 
 /** @return whether the end of a connection's transaction must be handled
-out of line: it holds a ticket, was let in, or the throttle is armed.
+out of line: it holds a ticket, was let in, or a commit may owe a wait.
 Otherwise trx_ended(c, wrote_commit, false) would change nothing.
-@param c      the connection's place
-@param armed  the throttle is armed (has a target) */
-inline bool trx_end_acts(const connection &c, bool armed) noexcept
+@param c        the connection's place
+@param limited  a commit may owe a wait (arming::limited()) */
+inline bool trx_end_acts(const connection &c, bool limited) noexcept
 {
   /* bitwise, not ||: one branch on the commit path, not three */
-  return c.ticket.held | c.admitted | armed;
+  return c.ticket.held | c.admitted | limited;
 }
 
 } // namespace purge_throttle
