@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 from . import sysbench
-from .options import distinct_labels, positive, server_item
+from .options import cnf_option, distinct_labels, positive, server_item
 from .server import Installation, Server, ServerError
 
 # what valgrind needs of the server: io_uring's calls never complete under
@@ -62,6 +62,10 @@ def parse_args(argv):
     p.add_argument("--threads", type=positive, default=1,
                    help="client threads (1: more add spinning that varies from run to run)")
     p.add_argument("--rows", type=positive, default=10000, help="rows in the one table (10000)")
+    p.add_argument("--option", action="append", default=[], type=cnf_option,
+                   metavar="VAR=VALUE",
+                   help="a server setting for every server, as a run's --option takes it "
+                        "(repeatable), e.g. innodb_max_purge_lag=1000000")
     p.add_argument("--out", help="where counts.txt and each server's logs go "
                                  "(a new temp dir); the data directories are removed")
     a = p.parse_args(argv)
@@ -69,6 +73,11 @@ def parse_args(argv):
         distinct_labels(a.servers)
     except argparse.ArgumentTypeError as e:
         p.error(str(e))     # each name is a directory of --out
+    for var, value in a.option:
+        key = var.lower().replace("-", "_")
+        if key in OPTIONS:
+            p.error(f"--option {var}={value}: count-instructions sets {key}={OPTIONS[key]} "
+                    f"itself (what valgrind needs, the same for every server)")
     return a
 
 
@@ -81,7 +90,8 @@ def callgrind_control(action, pid):
 
 def count(name, mariadbd, basedir, args, workdir):
     """Instructions inside dispatch_command() over args.events events."""
-    srv = Server(Installation(mariadbd, basedir), workdir, options=OPTIONS, launcher=[
+    srv = Server(Installation(mariadbd, basedir), workdir,
+                 options={**OPTIONS, **dict(args.option)}, launcher=[
         "valgrind", "--tool=callgrind", "--collect-atstart=no",
         "--toggle-collect=dispatch_command*",
         f"--callgrind-out-file={os.path.join(workdir, 'callgrind.out')}",
@@ -143,8 +153,9 @@ def main(argv=None):
         sys.exit(f"count-instructions: {e}")
     first = args.servers[0][0]
     lines += [f"{name} / {first}: {per[name] / per[first]:.4f}" for name, _, _ in args.servers[1:]]
+    settings = "".join(f", {var}={value}" for var, value in args.option)
     lines.append(f"workload {args.workload}, {args.threads} thread(s), {args.events} events "
-                 f"after {args.events} to warm up, {args.rows} rows; counts in {out}")
+                 f"after {args.events} to warm up, {args.rows} rows{settings}; counts in {out}")
     print("\n".join(lines[2 + len(per):]))
     with open(os.path.join(out, "counts.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")

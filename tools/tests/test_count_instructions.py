@@ -72,6 +72,18 @@ class CountInstructionsInput(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--evnts", r.stderr)
 
+    def test_bad_setting(self):
+        # --option as a run's: checked before any server starts
+        r = run("--option", "innodb_max_purge_lag=lots", "fork=/bin/true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("innodb_max_purge_lag takes a whole number", r.stderr)
+
+    def test_setting_the_tool_owns(self):
+        # what valgrind needs stays the same for every server
+        r = run("--option", "innodb_use_native_aio=1", "fork=/bin/true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("count-instructions sets innodb_use_native_aio=0 itself", r.stderr)
+
     def test_missing_build(self):
         with tempfile.TemporaryDirectory() as d:
             r = run(f"fork={d}")
