@@ -177,8 +177,7 @@ struct purge_throttle_sys_t
       return;
     mysql_mutex_lock(&mutex);
     ut_ad(owns());
-    gate.open(my_interval_timer(), signal_waiter);
-    published_changed();
+    open_gate(my_interval_timer());
     arm(target);
     mysql_mutex_unlock(&mutex);
   }
@@ -195,11 +194,21 @@ struct purge_throttle_sys_t
   }
 
   /** Tell the commit path whether a limit is published
-  (arming::limited()), after each change of it.  The latch is held. */
+  (arming::limited()), after each change of it: gate.publish() and
+  gate.open() are called only in publish() and open_gate(), which call
+  this.  The latch is held. */
   void published_changed() noexcept
   {
     ut_ad(owns());
     purge_throttle_armed.publish(gate.published());
+  }
+
+  /** Open the gate, letting every waiter in; nothing is published after.
+  The latch is held. */
+  void open_gate(ulonglong now) noexcept
+  {
+    gate.open(now, signal_waiter);
+    published_changed();
   }
 
   /** Give a ticket back: one atomic decrement, and the latch only if
@@ -615,8 +624,7 @@ bool purge_throttle_sys_t::admit(THD *thd, purge_throttle::connection &c,
       if (gate.lapsed(now, purge_runs()))
       {
         /* no coordinator backs the limit any more: nobody waits */
-        gate.open(now, signal_waiter);
-        published_changed();
+        open_gate(now);
         break;
       }
       gate.admit(now, signal_waiter);
@@ -726,7 +734,7 @@ void purge_throttle_trx_ended(purge_throttle::connection &c,
   purge_throttle::trx_ended(c, wrote_commit,
                             purge_throttle_armed.limited() ||
                             (DBUG_IF("purge_throttle_must_wait") &&
-                             throttle_has_target()));
+                             purge_throttle_armed.armed()));
 }
 
 void purge_throttle_connection_end(purge_throttle::connection &c) noexcept
@@ -769,8 +777,7 @@ void purge_throttle_deinit() noexcept
   mysql_mutex_lock(&s.mutex);
   ut_ad(s.owns());
   s.closed= true;
-  s.gate.open(my_interval_timer(), signal_waiter);
-  s.published_changed();
+  s.open_gate(my_interval_timer());
   ut_ad(!s.gate.waiting());
   /* every connection ended (trx_sys_t::close() found no trx_t left), and
   each gave its ticket back */
