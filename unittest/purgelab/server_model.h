@@ -186,7 +186,8 @@ class server
 {
 public:
   explicit server(const params &p) : m_p(p), m_conn(p.connections),
-    m_rows(p.hot_rows), m_seed(p.seed ? p.seed : 1)
+    m_rows(p.hot_rows), m_seed(p.seed ? p.seed : 1),
+    m_notify([this](purge_throttle::gate_waiter &w) { signal(w); })
   {
     for (unsigned i= 0; i < m_conn.size(); i++)
       m_conn[i].id= i;
@@ -217,7 +218,6 @@ public:
         m_gate.publish(ns(), 0, purge_throttle::ticket_bound
                        (m_p.fixed_bound, m_open, m_gate.tickets()),
                        notifier());
-        m_published= true;
       }
       /* timed events due */
       while (!m_events.empty() && m_events.top().t <= m_t)
@@ -336,15 +336,15 @@ private:
   }
 
   /** what signal_waiter() does on the server: the waiter's thread wakes */
-  std::function<void(purge_throttle::gate_waiter&)> notifier()
+  void signal(purge_throttle::gate_waiter &w)
   {
-    return [this](purge_throttle::gate_waiter &w) {
-      conn &c= *reinterpret_cast<conn*>(reinterpret_cast<char*>(&w) -
-                                        offsetof(conn, waiter));
-      if (c.st == AT_GATE)
-        at(m_t, c.id, w.admitted ? GATE_LET_IN : GATE_WAKE);
-    };
+    conn &c= *reinterpret_cast<conn*>(reinterpret_cast<char*>(&w) -
+                                      offsetof(conn, waiter));
+    if (c.st == AT_GATE)
+      at(m_t, c.id, w.admitted ? GATE_LET_IN : GATE_WAKE);
   }
+  const std::function<void(purge_throttle::gate_waiter&)> &notifier() const
+  { return m_notify; }
 
   bool in_force() const { return m_gate.in_force(ns(), true); }
 
@@ -357,11 +357,19 @@ private:
       if (wait_at_gate(c, true))
         return;
     }
+    admit_and_begin(c);
+  }
+
+  /** The point's last step: let in before a transaction that may write,
+  while a limit is in force; then the transaction begins, unless the
+  connection waits at the gate (gate_left() begins it). */
+  void admit_and_begin(conn &c)
+  {
     if (purge_throttle::at_point(c.place, true, in_force()) ==
         point_action::ADMIT)
     {
-      c.place.admitted= m_gate.published() && in_force();
-      if (c.place.admitted && wait_at_gate(c, false))
+      c.place.admitted= true;   /* a limit is in force */
+      if (wait_at_gate(c, false))
         return;
     }
     begin(c);
@@ -424,13 +432,7 @@ private:
     {
       c.paying= false;
       /* on to the point's next step: let in before the transaction */
-      if (purge_throttle::at_point(c.place, true, in_force()) ==
-          point_action::ADMIT)
-      {
-        c.place.admitted= m_gate.published() && in_force();
-        if (c.place.admitted && wait_at_gate(c, false))
-          return;
-      }
+      return admit_and_begin(c);
     }
     begin(c);
   }
@@ -633,6 +635,8 @@ private:
   std::vector<conn> m_conn;
   std::vector<row> m_rows;
   uint64_t m_seed;
+  /** signal(), as the gate's Notify */
+  const std::function<void(purge_throttle::gate_waiter&)> m_notify;
   double m_t= 0, m_virtual= 0;
   std::priority_queue<event> m_events, m_cpu;
   unsigned m_on_cpu= 0, m_open= 0, m_lock_waits= 0;
@@ -650,7 +654,6 @@ private:
   purge_throttle::gate m_gate;
   purge_throttle::rseg_drain m_drain;
   uint64_t m_limit= 0;
-  bool m_published= false;
   result m_result;
 };
 
