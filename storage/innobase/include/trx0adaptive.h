@@ -268,9 +268,9 @@ The purge coordinator evaluates it after each batch (update());
 admission_gate enforces its output.
 
   u = unparsed - view-blocked, p = parsed, waiting for truncation
-  x = u + p, e = T - x,  r = purge's parse rate over TAU_RATE
+  x = u + p, e = max(T - x, -u - open),  r = purge's parse rate over TAU_RATE
   C = max(MIN_SHARE r, r + e / TAU + I),  dI/dt = e / (4 TAU^2), |I| <= r;
-      C that reached its floor with x over T stays there until x <= T
+      C that reached its floor with e < 0 stays there until e >= 0
   S = T - min(u, (1 - PENDING_SHARE) T)    p's share of the target
   R_W, R_D: how far p rose after W, the drain last came in
   L: open transactions waiting for a lock
@@ -614,7 +614,13 @@ public:
       m_integral= 0;
       return m_limit= 0;
     }
-    const double e= double(target) - double(x);
+    /* C drains what purge has not parsed, and the open transactions,
+    fewer as fewer are admitted: of an excess over T it answers for u and
+    those at most.  The rest waits for truncation, which no admission rate
+    frees sooner (W and the drain do); cutting for it holds back writers
+    while purge keeps up. */
+    const double e= std::max(double(target) - double(x),
+                             -double(u) - double(std::min(open, want)));
     const double tau= double(TAU) * 1e-6, tau_i= double(TAU_I) * 1e-6;
     const double floor= MIN_SHARE * m_rate;
     /* C that reached its floor over the target stays there until x is
