@@ -623,8 +623,8 @@ public:
                              -double(u) - double(std::min(open, want)));
     const double tau= double(TAU) * 1e-6, tau_i= double(TAU_I) * 1e-6;
     const double floor= MIN_SHARE * m_rate;
-    /* C that reached its floor over the target stays there until x is
-    back at T: at the floor the writers are held back, and r, measured
+    /* C that reached its floor with e < 0 stays there until e >= 0 (x
+    back at T, or nothing left unparsed or open): at the floor the writers are held back, and r, measured
     while they are, is what purge parses with the CPUs to itself, not
     what it parses once they commit again. */
     const bool hold= e < 0 && floored;
