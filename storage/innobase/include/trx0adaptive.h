@@ -453,6 +453,8 @@ public:
     m_engaged= progress && engaged(x, target);
     /* of x, p waits for truncation, u for purge to parse it */
     const uint64_t p= std::min(pending, x), u= x - p;
+    /* read-write transactions let in and not ended */
+    const uint64_t n_open= std::min(open, want);
     if (!progress || !target)
     {
       /* nothing is held while purge cannot progress (MDEV-29401) */
@@ -475,8 +477,6 @@ public:
       grows while C holds the history back, or while a crowd comes in,
       lets in what C keeps out, and purge slows with it.  (u, not x: x
       also waits for truncation steps.) */
-      /* read-write transactions let in and not ended */
-      const uint64_t n_open= std::min(open, want);
       const double share= pending_share(target, u),
         room= (double(target) - double(x)) / double(target);
       const bool trend= m_trend_since && now - m_trend_since >= TAU_RATE;
@@ -620,13 +620,14 @@ public:
     frees sooner (W and the drain do); cutting for it holds back writers
     while purge keeps up. */
     const double e= std::max(double(target) - double(x),
-                             -double(u) - double(std::min(open, want)));
+                             -double(u) - double(n_open));
     const double tau= double(TAU) * 1e-6, tau_i= double(TAU_I) * 1e-6;
     const double floor= MIN_SHARE * m_rate;
     /* C that reached its floor with e < 0 stays there until e >= 0 (x
-    back at T, or nothing left unparsed or open): at the floor the writers are held back, and r, measured
-    while they are, is what purge parses with the CPUs to itself, not
-    what it parses once they commit again. */
+    back at T, or nothing left unparsed or open): at the floor the
+    writers are held back, and r, measured while they are, is what purge
+    parses with the CPUs to itself, not what it parses once they commit
+    again. */
     const bool hold= e < 0 && floored;
     const double wanted= m_rate + e / tau + m_integral;
     /* anti-windup: integrate only where the actuator can follow */
