@@ -1960,6 +1960,32 @@ TEST(OpenBound, ALoadsOwnLockWaitsHoldNothingUnderTheTarget)
   EXPECT_EQ(want - waits, c.concurrency());
 }
 
+/* W from p acts ahead of p by p's last rise after it came in; that lead
+brings W in under the target, where it answers by its own error, not by a
+step to those that run: the waiting, not the lead, tell how far over the
+target the history will be before truncation frees any. */
+TEST(OpenBound, ALeadUnderTheTargetIsNoLockQueue)
+{
+  const uint64_t T= 2000, want= 32, waits= 22;
+  adaptive_controller c;
+  uint64_t now= 0, purged= 0;
+  /* W comes in from p over its share (S = 1,900), nobody waiting; p rises
+  500 further, then truncation frees it: a rise of 500 is measured */
+  lock_steps(c, now, purged, T, 100 + 1950, 1950, want, 0, MEASURED);
+  ASSERT_TRUE(c.in_force());
+  lock_steps(c, now, purged, T, 100 + 2450, 2450, want, 0, 10);
+  lock_steps(c, now, purged, T, 100, 0, want, 0, 3000);
+  ASSERT_EQ(0u, c.concurrency()) << "lapsed at want";
+  /* p at 1,500, 22 of the 32 waiting: p and the lead of 500 exceed S, so
+  W comes in, but the history with the waiting (1,622) is under T */
+  lock_steps(c, now, purged, T, 100 + 1500, 1500, want, waits, 50);
+  ASSERT_TRUE(c.in_force()) << "W from p";
+  EXPECT_GE(c.concurrency(), 30u) << "no step to the 10 that run";
+  /* the waiting take the history over the target: W at the 10 that run */
+  lock_steps(c, now, purged, T, 100 + 1890, 1890, want, waits, 1);
+  EXPECT_EQ(want - waits, c.concurrency());
+}
+
 /* A lock queue brings W into force at those that run, with half the
 crowd as its ceiling, whether or not it was in force: as a cut from
 update()'s own entry would. */

@@ -284,9 +284,9 @@ admission_gate enforces its output.
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, and more than
       commit in POLL_MIN (L > (r + du/dt) POLL_MIN, r + du/dt measured
-      for TAU_RATE), g < 0 or x > T (C holds it): W <= open - L (W comes
-      in for it); from then on, while p >= ENGAGE S or C in force,
-      W <= Q / 2, Q the most that wanted in since W came in
+      for TAU_RATE), and x + min(L, (1 - ENGAGE) S) > T: W <= open - L
+      (W comes in for it); from then on, while p >= ENGAGE S or C in
+      force, W <= Q / 2, Q the most that wanted in since W came in
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -311,11 +311,11 @@ once truncation has freed p under ENGAGE S, also only while u, at its
 trend, would not reach T within TAU; neither lapses before it is back at
 want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in,
-more than commit within a purge poll (once that is measured), and W
-from p shrinks or C holds the history over the target, W is at most
-those that run (it comes in for that if out of force), and grows back
-to at most half the most that wanted in since it came in while p is not
-freed or C is in force.  It bounds every
+more than commit within a purge poll (once that is measured), and the
+history with them is over the target, W is at most those that run (it
+comes in for that if out of force), and grows back to at most half the
+most that wanted in since it came in while p is not freed or C is in
+force.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
 What only the end of
 the oldest read view frees is in neither part: what it keeps purge from
@@ -534,25 +534,26 @@ public:
       if (lost && !m_lost)
         m_bound.cap(double(n_open) * double(m_limit) / commits);
       m_lost= lost;
-      /* More of those let in wait for a lock than run, while an actuator
-      binds (W from p shrinks, or C holds x over T): one more let in would
-      only join a lock's queue, holding an open transaction and a share of
-      the CPUs that purge's parse needs.  W is at most those that run,
-      coming into force for it, and from then on, while an actuator holds
-      the history, grows back to at most half the most that wanted in
-      since it came in.  Not while the history is under its target with
-      W from p slack: a cut there drains what needs no draining, and a
-      load whose own lock waits are most of its connections (TPC-C's
-      are) would be held at half the target.  Nor for a queue that what
-      commits clears within a purge poll: W, which answers once a poll, keeps
-      nobody out of it, and a cut costs the rows their next holder: a
-      thread pool lets in a few at a time, often all of them waiting, and
-      a cut below them makes the pool hand its whole crowd to the gate.
-      Nor before what commits is measured (TAU_RATE after purge resumes,
-      as for lost): until then any queue would read as a crowd. */
-      /* x over T puts C in force (ENGAGE < 1): room < 0 is C binding */
-      const bool binds= g < 0 || room < 0;
-      if (binds && trend && waits > n_open - waits &&
+      /* More of those let in wait for a lock than run, and the history
+      with them is over the target (they join it before truncation frees
+      any; C is in force): one more let in would only join a lock's
+      queue, holding an open transaction and a share of the CPUs that
+      purge's parse needs.  W is at most those that run, coming into
+      force for it, and from then on, while an actuator holds the
+      history, grows back to at most half the most that wanted in since
+      it came in.  Not while the history with the waiting is within the
+      target: there W from p answers to p by its own error, and a step to
+      those that run drains what the target does not ask to drain; a
+      load whose own lock waits are most of its connections would be cut
+      at each peak of p.  Nor for a queue that what commits clears within
+      a purge poll: W, which answers once a poll, keeps nobody out of it,
+      and a cut costs the rows their next holder: a thread pool lets in a
+      few at a time, often all of them waiting, and a cut below them
+      makes the pool hand its whole crowd to the gate.  Nor before what
+      commits is measured (TAU_RATE after purge resumes, as for lost):
+      until then any queue would read as a crowd. */
+      if (double(x) + std::min(double(waits), most_ahead) > double(target) &&
+          trend && waits > n_open - waits &&
           double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
         m_bound.queue(double(n_open - waits), double(want));
       /* the drain frees what waits for truncation: it answers to p and
