@@ -496,13 +496,13 @@ public:
       waiting join p before truncation can free any of it, and W acts
       that far ahead too. */
       const uint64_t waits= std::min(lock_waits, n_open);
+      const double waits_ahead= std::min(double(waits), most_ahead);
       /* u, at its trend, would not reach T within TAU */
       const bool keeps_up=
         m_trend * double(TAU) * 1e-6 < double(target) - double(x);
       const double g= std::min((share - double(p) -
                                 std::max(m_bound_rise.ahead(most_ahead),
-                                         std::min(double(waits),
-                                                  most_ahead))) / share,
+                                         waits_ahead)) / share,
                                !m_over ? 1.0 : lost ? -1.0
                                : !m_engaged && trend && keeps_up ? room
                                : 0.0);
@@ -552,7 +552,7 @@ public:
       makes the pool hand its whole crowd to the gate.  Nor before what
       commits is measured (TAU_RATE after purge resumes, as for lost):
       until then any queue would read as a crowd. */
-      if (double(x) + std::min(double(waits), most_ahead) > double(target) &&
+      if (double(x) + waits_ahead > double(target) &&
           trend && waits > n_open - waits &&
           double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
         m_bound.queue(double(n_open - waits), double(want));
