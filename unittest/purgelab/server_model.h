@@ -46,7 +46,10 @@ what the law does to each transaction matters.
    handing a lock over costs the committing thread CPU for each waiter in
    the queue (the lock queue's walk);
  - noise: each transaction's CPU times a factor of mean 1, uniform, drawn
-   every noise_period (a fixed seed). */
+   every noise_period (a fixed seed);
+ - stalls: for stall_length of every stall_every seconds purge gets no CPU
+   (a loaded machine's scheduler), while the connections run on; the batch
+   timer still evaluates the law. */
 
 #ifndef purgelab_server_model_h
 #define purgelab_server_model_h
@@ -98,6 +101,11 @@ struct params
   double handover_cpu= 0;
   /** standard deviation of the CPU factor (uniform), and its period */
   double noise= 0, noise_period= 1;
+  /** seconds between the starts of purge's stalls (0: none), and their
+  length */
+  double stall_every= 0, stall_length= 0;
+  /** seconds between samples */
+  double sample_every= 1;
   /** innodb_max_purge_lag (0: unthrottled) */
   uint64_t target= 10000;
   double seconds= 60;
@@ -200,7 +208,7 @@ public:
       /* the clients start one after another within a millisecond */
       at(1e-3 * double(i) / double(m_conn.size()), i, THINK_DONE);
     m_next_eval= POLL_MIN_S;
-    double next_sample= 1, next_fixed= 0;
+    double next_sample= m_p.sample_every, next_fixed= 0;
     sample cur;
     double commits0= 0, parsed0= 0;
     for (m_t= 0; m_t < m_p.seconds; m_t+= dt)
@@ -238,8 +246,10 @@ public:
       }
       /* processor sharing: each runnable thread gets min(1, cpus / n) */
       const bool purging= m_batch_left != 0;
+      const bool stalled= m_p.stall_every > 0 &&
+        std::fmod(m_t, m_p.stall_every) < m_p.stall_length;
       const double runnable= double(m_on_cpu) +
-        (purging ? double(m_p.purge_threads) : 0);
+        (purging && !stalled ? double(m_p.purge_threads) : 0);
       const double speed= runnable > 0 ? std::min(1.0, m_p.cpus / runnable)
         : 1;
       m_virtual+= speed * dt;
@@ -250,7 +260,7 @@ public:
         if (e.gen == m_conn[e.conn].gen)
           handle(m_conn[e.conn], CPU_DONE);
       }
-      if (purging)
+      if (purging && !stalled)
         purge(speed * dt * double(m_p.purge_threads) / m_p.parse_cpu);
       else if (m_t >= m_next_eval)
         batch_end();    /* nothing to parse: the coordinator looks again */
@@ -258,7 +268,7 @@ public:
         evaluate();     /* the batch timer, within a long batch */
       if (m_t >= next_sample)
       {
-        next_sample+= 1;
+        next_sample+= m_p.sample_every;
         cur.history= double(history());
         cur.commits= m_commits - commits0;
         cur.parsed= double(m_parsed) - parsed0;
