@@ -92,13 +92,14 @@ struct verdict
   unsigned waiting_s, least_bound;
 };
 
-verdict judge(const params &p, const result &r)
+/** the run from `from` seconds to its end */
+verdict judge(const params &p, const result &r, double from= FROM)
 {
   verdict v;
-  v.p95= r.p95(FROM, p.seconds) / double(p.target);
-  v.throughput= r.throughput(FROM, p.seconds);
-  v.waiting_s= r.waiting_seconds(FROM, p.seconds);
-  v.least_bound= r.least_bound(FROM, p.seconds);
+  v.p95= r.p95(from, p.seconds) / double(p.target);
+  v.throughput= r.throughput(from, p.seconds);
+  v.waiting_s= r.waiting_seconds(from, p.seconds);
+  v.least_bound= r.least_bound(from, p.seconds);
   return v;
 }
 
@@ -197,19 +198,6 @@ params shutdown_load(double stall, uint64_t target)
   return p;
 }
 
-/** the 95th percentile of the history over the samples after 5 s, and
-the commit rate, of a plant sampled every p.sample_every */
-verdict judge_fine(const params &p, const result &r)
-{
-  const double a= 5 / p.sample_every, b= p.seconds / p.sample_every;
-  verdict v;
-  v.p95= r.p95(a, b) / double(p.target);
-  v.throughput= r.throughput(a, b) / p.sample_every;
-  v.waiting_s= unsigned(double(r.waiting_seconds(a, b)) * p.sample_every);
-  v.least_bound= r.least_bound(a, b);
-  return v;
-}
-
 /* What shutdown_backlog showed in CI at a target of 1000: on a quiet
 machine the law holds that load's history far under the target, but
 where the machine stalls purge for 0.2 s now and then, what commits in
@@ -220,9 +208,9 @@ one's.  A target of 1000 is about 80 ms of this load's commits. */
 TEST(ServerModel, APurgeStallOutrunsASmallTarget)
 {
   const params quiet= shutdown_load(0, 1000), stalls= shutdown_load(0.2, 1000);
-  const verdict q= judge_fine(quiet, run(quiet)),
-    s= judge_fine(stalls, run(stalls)),
-    u= judge_fine(stalls, run(unthrottled(stalls)));
+  const verdict q= judge(quiet, run(quiet), 5),
+    s= judge(stalls, run(stalls), 5),
+    u= judge(stalls, run(unthrottled(stalls)), 5);
   print("law, quiet", quiet, q);
   print("law, stalls", stalls, s);
   print("unthrottled, stalls", stalls, u);

@@ -121,8 +121,8 @@ struct params
   uint64_t seed= 88172645463325252ULL;
 };
 
-/** What a second of the run showed (sampled at its end, as the harness
-samples a server once a second) */
+/** What a sampling period of the run showed (sampled at its end, as the
+harness samples a server once a second) */
 struct sample
 {
   double history= 0;
@@ -138,37 +138,45 @@ struct sample
 
 struct result
 {
+  /** one sample per period, the first at its end */
   std::vector<sample> seconds;
+  /** seconds between samples (params::sample_every) */
+  double period= 1;
   /** evaluations that published a limit on an empty history */
   unsigned held_empty= 0;
+
+  /** @return the index of the sample that ends s seconds into the run,
+  less one: [a, b) s are the samples at(a) to at(b) - 1 */
+  size_t at(double s) const { return size_t(std::lround(s / period)); }
 
   /** the history's 95th percentile over the samples in [a, b) s */
   double p95(double a, double b) const
   {
     std::vector<double> h;
-    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++)
+    for (size_t i= at(a); i < at(b) && i < seconds.size(); i++)
       h.push_back(seconds[i].history);
     if (h.empty())
       return 0;
     std::sort(h.begin(), h.end());
     return h[size_t(0.95 * double(h.size() - 1))];
   }
-  /** the mean commit rate in [a, b) s */
+  /** the mean commit rate in [a, b) s, per second */
   double throughput(double a, double b) const
   {
     double c= 0;
     size_t n= 0;
-    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++, n++)
+    for (size_t i= at(a); i < at(b) && i < seconds.size(); i++, n++)
       c+= seconds[i].commits;
-    return n ? c / double(n) : 0;
+    return n ? c / (double(n) * period) : 0;
   }
-  /** @return the seconds in [a, b) whose sample satisfies f */
+  /** @return the seconds in [a, b) whose samples satisfy f (a sample
+  stands for its period) */
   template<class F> unsigned seconds_where(double a, double b, F f) const
   {
     unsigned n= 0;
-    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++)
+    for (size_t i= at(a); i < at(b) && i < seconds.size(); i++)
       n+= f(seconds[i]);
-    return n;
+    return unsigned(std::lround(double(n) * period));
   }
   /** seconds in [a, b) that ended with a bound in force */
   unsigned bound_seconds(double a, double b) const
@@ -183,7 +191,7 @@ struct result
   unsigned least_bound(double a, double b) const
   {
     unsigned m= 0;
-    for (size_t i= size_t(a); i < size_t(b) && i < seconds.size(); i++)
+    for (size_t i= at(a); i < at(b) && i < seconds.size(); i++)
       if (seconds[i].bound && (!m || seconds[i].bound < m))
         m= seconds[i].bound;
     return m;
@@ -208,6 +216,7 @@ public:
       /* the clients start one after another within a millisecond */
       at(1e-3 * double(i) / double(m_conn.size()), i, THINK_DONE);
     m_next_eval= POLL_MIN_S;
+    m_result.period= m_p.sample_every;
     double next_sample= m_p.sample_every, next_fixed= 0;
     sample cur;
     double commits0= 0, parsed0= 0;
@@ -260,8 +269,12 @@ public:
         if (e.gen == m_conn[e.conn].gen)
           handle(m_conn[e.conn], CPU_DONE);
       }
-      if (purging && !stalled)
-        purge(speed * dt * double(m_p.purge_threads) / m_p.parse_cpu);
+      if (purging)
+      {
+        /* a stalled batch parses nothing and does not end */
+        if (!stalled)
+          purge(speed * dt * double(m_p.purge_threads) / m_p.parse_cpu);
+      }
       else if (m_t >= m_next_eval)
         batch_end();    /* nothing to parse: the coordinator looks again */
       if (m_t >= m_next_eval && purging)
