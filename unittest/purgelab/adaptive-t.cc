@@ -1831,8 +1831,19 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   ASSERT_TRUE(c.in_force());
   EXPECT_LE(c.concurrency(), 256u);
   EXPECT_GE(c.concurrency(), 1u);
-  /* all of them wait: no less than 1 */
-  run(c, now, purged, 2 * T, want, 1);
+  /* all of them wait while those let in still exceed W: the gate lets
+  nobody in, and a further cut would keep out nobody more (cut again and
+  again as the crowd inside drained, W reached 1-4 and took seconds to
+  grow back) */
+  const unsigned cut= c.concurrency();
+  run(c, now, purged, 2 * T, want, 10);
+  EXPECT_GT(c.concurrency(), cut / 2) << "no cut for the crowd let in before";
+  /* those let in are within W, all of them waiting: cut again, to no
+  less than 1 */
+  const uint64_t inside= c.concurrency() / 2;
+  now+= LOCK_STEP;
+  purged+= 10;
+  c.update(now, 2 * T, 2 * T, purged, T, true, want, true, inside, inside);
   EXPECT_EQ(1u, c.concurrency());
   /* p held over ENGAGE of its share (C in force): W grows back, with no
   lock waits, to at most half the 4,096 let in when most waited, not
