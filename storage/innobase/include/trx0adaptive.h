@@ -526,10 +526,14 @@ public:
       a bound of 2 over an empty history. */
       if (!held)
         m_bound.unqueue();
+      const double gw= freed ? (trend && !keeps_up ? 0.0 : 1.0) : g;
+      /* anti-windup: W grows only while a larger W would let someone in,
+      not while those let in before still exceed it */
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6,
-                     freed ? (trend && !keeps_up ? 0.0 : 1.0) : g,
+                     gw > 0 && m_bound.in_force() && n_open > m_bound.size()
+                     ? 0.0 : gw,
                      double(want));
       /* Once C loses, W drops at once to the transactions open that
       would commit at C (Little's law at their present holding time): the
