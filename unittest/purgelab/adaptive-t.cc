@@ -95,12 +95,9 @@ sim_result simulate(const workload &w, uint64_t target, double seconds)
     const bool rate_bound= l && free_rate > double(l);
     /* what purge parsed and the history does not show yet waits for
     truncation: the part that the bound on open transactions answers to */
-    /* those let in: all the threads, or W */
-    const unsigned in= c.concurrency();
     l= c.update(uint64_t(t * 1e6) + 1, adaptive_controller::output
                 (uint64_t(h), 0), uint64_t(purged), uint64_t(parsed),
-                target, !stalled, uint64_t(w.threads), rate_bound,
-                in && in < w.threads ? in : uint64_t(w.threads));
+                target, !stalled, uint64_t(w.threads), rate_bound);
     const unsigned bound= c.concurrency();
     free_rate= bound && bound < w.threads
       ? double(bound) / (w.trx_us * 1e-6) : natural;
@@ -179,11 +176,8 @@ struct driver
     now+= dt_us;
     if (progress)
       purged+= per_step;
-    /* those let in: all that want in, or W (their transactions end
-    within a step, and the gate lets in no more) */
-    const unsigned w= c.concurrency();
     return c.update(now, x, pending, purged, target, progress, want,
-                    rate_bound, w && w < want ? w : want);
+                    rate_bound);
   }
 };
 } // namespace
@@ -1220,8 +1214,7 @@ saturated_result simulate_saturated(uint64_t target, double seconds)
         c.update(uint64_t(t * 1e6) + 1,
                  adaptive_controller::output(uint64_t(history), 0),
                  uint64_t(parsed - truncated), uint64_t(parsed), target,
-                 true, want, gate.rate_bound(),
-                 uint64_t(threads) - queue.size());
+                 true, want, gate.rate_bound());
       gate.resize(ns(t), limit, c.concurrency());
       admit_waiters(t);
     }
@@ -1771,17 +1764,13 @@ waits of them waiting for a lock */
 static void lock_steps(adaptive_controller &c, uint64_t &now,
                        uint64_t &purged, uint64_t T, uint64_t x,
                        uint64_t pending, uint64_t want, uint64_t waits,
-                       int steps, bool stay= false)
+                       int steps)
 {
   for (int i= 0; i < steps; i++)
   {
     now+= LOCK_STEP;
     purged+= 10;
-    /* those let in: all that want in, or W (the crowd let in before it
-    leaves within a step, unless it stays) */
-    const unsigned w= c.concurrency();
-    c.update(now, x, pending, purged, T, true, want, true,
-             w && w < want && !stay ? w : want, waits);
+    c.update(now, x, pending, purged, T, true, want, true, want, waits);
   }
 }
 
@@ -1794,8 +1783,8 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   const uint64_t T= 10000, want= 4096;
   /* all of the history p waits for truncation, want open */
   auto run= [&](adaptive_controller &c, uint64_t &now, uint64_t &purged,
-                uint64_t p, uint64_t waits, int steps, bool stay= false)
-  { lock_steps(c, now, purged, T, p, p, want, waits, steps, stay); };
+                uint64_t p, uint64_t waits, int steps)
+  { lock_steps(c, now, purged, T, p, p, want, waits, steps); };
   {
     /* out of force (p under its share): lock waits bring nothing in */
     adaptive_controller c;
@@ -1813,7 +1802,7 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
     uint64_t now= 0, purged= 0, now2= 0, purged2= 0;
     run(c, now, purged, 8 * T / 10, 0, MEASURED);
     ASSERT_EQ(0u, c.concurrency());
-    run(c, now, purged, 8 * T / 10, 3000, 50, true);
+    run(c, now, purged, 8 * T / 10, 3000, 50);
     run(d, now2, purged2, 8 * T / 10, 0, 50);
     EXPECT_EQ(0u, d.concurrency()) << "no bound (the rate is in force)";
     ASSERT_NE(0u, c.concurrency());
@@ -1838,23 +1827,12 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   /* 3,840 of 4,096 wait: W at once at most the 256 that run (once what
   commits is measured) */
   run(c, now, purged, 2 * T, 0, MEASURED);
-  run(c, now, purged, 2 * T, 3840, 2, true);
+  run(c, now, purged, 2 * T, 3840, 2);
   ASSERT_TRUE(c.in_force());
   EXPECT_LE(c.concurrency(), 256u);
   EXPECT_GE(c.concurrency(), 1u);
-  /* all of them wait while those let in still exceed W: the gate lets
-  nobody in, and a further cut would keep out nobody more (cut again and
-  again as the crowd inside drained, W reached 1-4 and took seconds to
-  grow back) */
-  const unsigned cut= c.concurrency();
-  run(c, now, purged, 2 * T, want, 10, true);
-  EXPECT_GT(c.concurrency(), cut / 2) << "no cut for the crowd let in before";
-  /* those let in are within W, all of them waiting: cut again, to no
-  less than 1 */
-  const uint64_t inside= c.concurrency() / 2;
-  now+= LOCK_STEP;
-  purged+= 10;
-  c.update(now, 2 * T, 2 * T, purged, T, true, want, true, inside, inside);
+  /* all of them wait: no less than 1 */
+  run(c, now, purged, 2 * T, want, 1);
   EXPECT_EQ(1u, c.concurrency());
   /* p held over ENGAGE of its share (C in force): W grows back, with no
   lock waits, to at most half the 4,096 let in when most waited, not
@@ -1904,29 +1882,6 @@ TEST(OpenBound, AnswersToTransactionsWaitingForALock)
   /* from half of want to want: no sooner than TAU ln 2 */
   EXPECT_GE(double(now - back) * 1e-6, TAU_S * std::log(2.0) - STEP_S)
     << "not at once";
-}
-
-/* Anti-windup of W: it grows only while a larger W would let someone in.
-While those let in before still exceed it (a crowd that waits for locks
-inside), the gate lets nobody in, and growth would only let that crowd's
-successors in at once once it leaves. */
-TEST(OpenBound, GrowsOnlyWhileALargerBoundWouldLetSomeoneIn)
-{
-  const uint64_t T= 10000, want= 256;
-  adaptive_controller c;
-  uint64_t now= 0, purged= 0;
-  /* p over its share: W comes in and shrinks */
-  lock_steps(c, now, purged, T, 2 * T, 2 * T, want, 0, 200);
-  const unsigned w= c.concurrency();
-  ASSERT_GT(w, 0u);
-  ASSERT_LT(w, want / 2);
-  /* truncation frees p, but the crowd let in before stays inside: W
-  does not grow */
-  lock_steps(c, now, purged, T, 0, 0, want, 0, 100, true);
-  EXPECT_EQ(w, c.concurrency());
-  /* the crowd has left: W grows back */
-  lock_steps(c, now, purged, T, 0, 0, want, 0, 100);
-  EXPECT_GT(c.concurrency(), w);
 }
 
 /* Where truncation keeps up (p near 0) and the history is unparsed, C

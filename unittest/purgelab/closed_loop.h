@@ -466,7 +466,7 @@ inline run_result run(const plant_params &p, bool throttled= true)
         purge_throttle_adaptive_after_batch() tells the law */
         limit= c.update(now, out, uint64_t(pending), uint64_t(parsed),
                         uint64_t(p.target), out != 0, uint64_t(want),
-                        rate_bound, uint64_t(n + 0.5), uint64_t(waits));
+                        rate_bound, uint64_t(want), uint64_t(waits));
       }
       /* gate::publish(): the gate's bound is the law's; ~0U is a rate
       without a bound */

@@ -248,39 +248,22 @@ TEST(ServerModel, TheHotRowPlantAndTheRateAlone)
   }
 }
 
-/* With hot rows the law held the history at 0.74 T on the server at
-4,096 connections, its bound in force at a median of 51 and down to 1, at
-0.87 of the rules' throughput; the server ran 2,900-3,500 commits a second
-while the bound was 4 or less, against 6,400-9,000 at 16-256.  A lock
-queue among those let in cut the bound to those that ran, and cut it
-again at every evaluation while the crowd let in before it drained, each
-time to the fewer that then ran (the model: 0.77 T, least bound 6).  The
-gate lets nobody in while those let in exceed the bound, so such a cut
-keeps out nobody more: a lock queue now cuts once per crowd.  The plant
-first shows what the server did at small bounds. */
-TEST(ServerModel, HotRowsOneCutPerCrowd)
+/* The law's bound on hot rows as the server showed it at 4,096
+connections (0.60 T, the bound cut to 1-2 and grown back, over and over,
+at 0.84 of the rules' throughput): the lock rule cuts the bound to the few
+that run whenever more wait for a lock, far under the target. */
+TEST(ServerModel, HotRowsAt4096AsOnTheServer)
 {
-  for (unsigned n : {2048u, 4096u})
-  {
-    const params p= hot_rows(n);
-    params q= p;
-    q.fixed_drain= adaptive_controller::DRAIN_WIDTH;
-    q.fixed_bound= 4;
-    const double at4= run(q).throughput(FROM, q.seconds);
-    q.fixed_bound= 16;
-    const double at16= run(q).throughput(FROM, q.seconds);
-    EXPECT_LE(at4, 0.8 * at16) << "a bound of 4 costs the plant throughput";
-    const verdict v= judge(p, run(p));
-    print("law", p, v);
-    EXPECT_GE(v.p95, 0.8);
-    EXPECT_LE(v.p95, 1.1);
-    EXPECT_GE(v.least_bound, 8u) << "cut to the few that run";
-  }
+  const params p= hot_rows(4096);
+  const verdict v= judge(p, run(p));
+  print("law", p, v);
+  EXPECT_LE(v.p95, 0.8);
+  EXPECT_LE(v.least_bound, 20u);
 }
 
 /* Known failure of this law (the server shows it too): with hot rows it
-holds the history well under the target at 0.89-0.92 of the throughput of
-the best fixed bound (before one cut per crowd, 0.85-0.92).  Run it with --gtest_also_run_disabled_tests. */
+holds the history well under the target at 0.85-0.92 of the throughput of
+the best fixed bound.  Run it with --gtest_also_run_disabled_tests. */
 TEST(ServerModel, DISABLED_HotRowsAtTheBestBoundsThroughput)
 {
   for (unsigned n : {512u, 2048u, 4096u})

@@ -285,9 +285,8 @@ admission_gate enforces its output.
   while more of those let in wait for a lock than run, and more than
       commit in POLL_MIN (L > (r + du/dt) POLL_MIN, r + du/dt measured
       for TAU_RATE), and x + min(L, (1 - ENGAGE) S) > T: W <= open - L
-      (W comes in for it), once per crowd (not again until open <= W);
-      from then on, while p >= ENGAGE S or C in force, W <= Q / 2, Q the
-      most that wanted in since W came in
+      (W comes in for it); from then on, while p >= ENGAGE S or C in
+      force, W <= Q / 2, Q the most that wanted in since W came in
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
   W from g < 0 while purge progresses until it is back at want
   the drain of rollback segments while p + max(open, A_D) > S or W is
@@ -314,8 +313,7 @@ want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in,
 more than commit within a purge poll (once that is measured), and the
 history with them is over the target, W is at most those that run (it
-comes in for that if out of force; not again until those let in are
-within W, since until then the gate lets nobody in), and grows back to at most half the
+comes in for that if out of force), and grows back to at most half the
 most that wanted in since it came in while p is not freed or C is in
 force.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
@@ -465,7 +463,6 @@ public:
       m_over= false;
       m_lost= false;
       m_drain= false;
-      m_cut= false;
       m_bound_rise.reset();
       m_drain_rise.reset();
     }
@@ -526,14 +523,10 @@ public:
       a bound of 2 over an empty history. */
       if (!held)
         m_bound.unqueue();
-      const double gw= freed ? (trend && !keeps_up ? 0.0 : 1.0) : g;
-      /* anti-windup: W grows only while a larger W would let someone in,
-      not while those let in before still exceed it */
       m_bound.update(m_bound_at && now > m_bound_at
                      ? double(now - m_bound_at) * 1e-6 : 0,
                      double(TAU) * 1e-6,
-                     gw > 0 && m_bound.in_force() && n_open > m_bound.size()
-                     ? 0.0 : gw,
+                     freed ? (trend && !keeps_up ? 0.0 : 1.0) : g,
                      double(want));
       /* Once C loses, W drops at once to the transactions open that
       would commit at C (Little's law at their present holding time): the
@@ -558,20 +551,11 @@ public:
       few at a time, often all of them waiting, and a cut below them
       makes the pool hand its whole crowd to the gate.  Nor before what
       commits is measured (TAU_RATE after purge resumes, as for lost):
-      until then any queue would read as a crowd.  And once per crowd:
-      while those let in exceed W the gate lets nobody in, so a cut for
-      the queues of the crowd let in before keeps out nobody more; cut
-      again at each evaluation as that crowd drained, W fell to the few
-      that then ran and took seconds to grow back. */
-      if (!m_bound.in_force() || n_open <= m_bound.size())
-        m_cut= false;
-      if (!m_cut && double(x) + waits_ahead > double(target) &&
+      until then any queue would read as a crowd. */
+      if (double(x) + waits_ahead > double(target) &&
           trend && waits > n_open - waits &&
           double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
-      {
         m_bound.queue(double(n_open - waits), double(want));
-        m_cut= true;
-      }
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
@@ -723,8 +707,6 @@ private:
   bool m_floor= false;
   /** C had lost at the last update() */
   bool m_lost= false;
-  /** a lock queue cut W, and those let in have not been within W since */
-  bool m_cut= false;
   /** p and what joins it before the drain frees any were over p's share
   at the last update() */
   bool m_drain= false;
