@@ -139,7 +139,7 @@ struct sample
 struct result
 {
   /** one sample per period, the first at its end */
-  std::vector<sample> seconds;
+  std::vector<sample> samples;
   /** seconds between samples (params::sample_every) */
   double period= 1;
   /** evaluations that published a limit on an empty history */
@@ -148,13 +148,15 @@ struct result
   /** @return the index of the sample that ends s seconds into the run,
   less one: [a, b) s are the samples at(a) to at(b) - 1 */
   size_t at(double s) const { return size_t(std::lround(s / period)); }
+  /** @return at(b), at most the samples taken */
+  size_t upto(double b) const { return std::min(at(b), samples.size()); }
 
   /** the history's 95th percentile over the samples in [a, b) s */
   double p95(double a, double b) const
   {
     std::vector<double> h;
-    for (size_t i= at(a); i < at(b) && i < seconds.size(); i++)
-      h.push_back(seconds[i].history);
+    for (size_t i= at(a); i < upto(b); i++)
+      h.push_back(samples[i].history);
     if (h.empty())
       return 0;
     std::sort(h.begin(), h.end());
@@ -165,8 +167,8 @@ struct result
   {
     double c= 0;
     size_t n= 0;
-    for (size_t i= at(a); i < at(b) && i < seconds.size(); i++, n++)
-      c+= seconds[i].commits;
+    for (size_t i= at(a); i < upto(b); i++, n++)
+      c+= samples[i].commits;
     return n ? c / (double(n) * period) : 0;
   }
   /** @return the seconds in [a, b) whose samples satisfy f (a sample
@@ -174,8 +176,8 @@ struct result
   template<class F> unsigned seconds_where(double a, double b, F f) const
   {
     unsigned n= 0;
-    for (size_t i= at(a); i < at(b) && i < seconds.size(); i++)
-      n+= f(seconds[i]);
+    for (size_t i= at(a); i < upto(b); i++)
+      n+= f(samples[i]);
     return unsigned(std::lround(double(n) * period));
   }
   /** seconds in [a, b) that ended with a bound in force */
@@ -191,9 +193,9 @@ struct result
   unsigned least_bound(double a, double b) const
   {
     unsigned m= 0;
-    for (size_t i= at(a); i < at(b) && i < seconds.size(); i++)
-      if (seconds[i].bound && (!m || seconds[i].bound < m))
-        m= seconds[i].bound;
+    for (size_t i= at(a); i < upto(b); i++)
+      if (samples[i].bound && (!m || samples[i].bound < m))
+        m= samples[i].bound;
     return m;
   }
 };
@@ -293,7 +295,7 @@ public:
         cur.lock_waits= m_lock_waits;
         cur.open= m_open;
         cur.pending= double(m_pending);
-        m_result.seconds.push_back(cur);
+        m_result.samples.push_back(cur);
         cur= sample();
       }
     }
