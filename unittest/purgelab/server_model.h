@@ -200,6 +200,9 @@ struct result
   }
 };
 
+/** The plant with the throttle's code.  What the server does with its law
+and gate is in virtual functions, so that
+law-43587ff/server_model_43587ff.h runs an earlier law in the same plant. */
 class server
 {
 public:
@@ -210,6 +213,7 @@ public:
     for (unsigned i= 0; i < m_conn.size(); i++)
       m_conn[i].id= i;
   }
+  virtual ~server() {}
 
   result run()
   {
@@ -254,6 +258,7 @@ public:
                                                 m_unparsed.size()));
         if (m_batch_left < m_p.batch)
           m_idle_until= m_t + POLL_MIN_S;
+        batch_taken();
       }
       /* processor sharing: each runnable thread gets min(1, cpus / n) */
       const bool purging= m_batch_left != 0;
@@ -289,9 +294,9 @@ public:
         cur.parsed= double(m_parsed) - parsed0;
         commits0= m_commits;
         parsed0= double(m_parsed);
-        cur.bound= m_gate.concurrency();
+        cur.bound= gate_bound();
         cur.limit= m_limit;
-        cur.waiting= m_gate.waiting();
+        cur.waiting= gate_waiting();
         cur.lock_waits= m_lock_waits;
         cur.open= m_open;
         cur.pending= double(m_pending);
@@ -302,7 +307,7 @@ public:
     return m_result;
   }
 
-private:
+protected:
   static constexpr double STEP= 20e-6;
   static constexpr double POLL_MIN_S= double(purge_throttle::POLL_MIN) * 1e-6;
   static constexpr double POLL_MAX_S= double(purge_throttle::POLL_MAX) * 1e-6;
@@ -374,7 +379,7 @@ private:
   bool in_force() const { return m_gate.in_force(ns(), true); }
 
   /** purge_throttle_wait_point(): the connection holds nothing */
-  void point(conn &c)
+  virtual void point(conn &c)
   {
     if (purge_throttle::at_point(c.place, true, false) == point_action::PAY)
     {
@@ -422,7 +427,7 @@ private:
   }
 
   /** the waiter's loop in purge_throttle_sys_t::admit() */
-  void gate_wake(conn &c)
+  virtual void gate_wake(conn &c)
   {
     purge_throttle::gate_waiter &w= c.waiter;
     if (w.admitted)
@@ -561,18 +566,27 @@ private:
     case OPEN_DONE:
       return commit(c);
     case DURABLE:
-      /* purge_throttle_trx_ended() */
-      if (m_gate.leave(c.place.ticket))
-        m_gate.admit(ns(), notifier());
-      purge_throttle::trx_ended(c.place, true,
-                                m_p.target && !m_p.fixed_bound &&
-                                m_gate.published());
+      trx_ended(c);
       c.st= THINKING;
       c.gen++;
       at(m_t + draw(m_p.think_time), c.id, THINK_DONE);
       return;
     }
   }
+
+  /** purge_throttle_trx_ended() */
+  virtual void trx_ended(conn &c)
+  {
+    if (m_gate.leave(c.place.ticket))
+      m_gate.admit(ns(), notifier());
+    purge_throttle::trx_ended(c.place, true,
+                              m_p.target && !m_p.fixed_bound &&
+                              m_gate.published());
+  }
+
+  /** the gate's bound and the connections waiting at it, sampled */
+  virtual unsigned gate_bound() const { return m_gate.concurrency(); }
+  virtual unsigned gate_waiting() const { return m_gate.waiting(); }
 
   uint64_t history() const { return uint64_t(m_unparsed.size()) + m_pending; }
 
@@ -596,8 +610,12 @@ private:
     }
   }
 
-  /** a batch ended: undo log truncation, then the law */
-  void batch_end()
+  /** the coordinator took a batch of m_batch_left transactions */
+  virtual void batch_taken() {}
+
+  /** a batch ended, or the coordinator looks again with nothing to parse:
+  undo log truncation, then the law */
+  virtual void batch_end()
   {
     if (m_t >= m_next_pass)
     {
