@@ -617,12 +617,18 @@ protected:
   undo log truncation, then the law */
   virtual void batch_end()
   {
+    truncate_if_due();
+    evaluate();
+  }
+
+  /** a truncation pass, if one is due (params::truncation_every) */
+  void truncate_if_due()
+  {
     if (m_t >= m_next_pass)
     {
       m_next_pass= m_t + m_p.truncation_every;
       truncate();
     }
-    evaluate();
   }
 
   /** a truncation pass over every rollback segment */
