@@ -249,20 +249,21 @@ TEST(ServerModel, TheHotRowPlantAndTheRateAlone)
   }
 }
 
-/* The law's bound on hot rows as the server showed it at 4,096
-connections (the history at 0.74-0.87 T, the bound cut to as few as 1
-and grown back, over and over): the lock rule cuts the bound to the few
-that run whenever more wait for a lock, under the target.  This plant
-does not penalise bounds over a few hundred as the server does, so it
-cannot judge a change that lets the bound grow there (design note,
-section 7). */
+/* The law's bound on hot rows as the server showed it at 2,048 and 4,096
+connections (the history at 0.86-0.88 T): the lock rule cuts the bound to
+half of those let in whenever more wait for a lock, and again as those let
+in leave while the queue lasts, not to the few that run (on the server,
+at 4 or less in 2-4 samples of a run, against 12-13 cut to those that
+run).  This plant does not penalise bounds over a few hundred as the
+server does, so it cannot judge a change that lets the bound grow there
+(design note, section 7). */
 TEST(ServerModel, HotRowsAt4096AsOnTheServer)
 {
   const params p= hot_rows(4096);
   const verdict v= judge(p, run(p));
   print("law", p, v);
-  EXPECT_LE(v.p95, 0.8);
-  EXPECT_LE(v.least_bound, 20u);
+  EXPECT_LE(v.p95, 1.1);
+  EXPECT_GE(v.least_bound, 10u);
 }
 
 /* Known failure of this law (the server shows it too): with hot rows it

@@ -121,13 +121,14 @@ public:
       m_queued= true;
   }
 
-  /** More of those let in wait for a lock than run: W is at most those
-  that run, coming into force for it (at want, as in update()) if it was
-  out, and from then on grows back to at most half the most that wanted
-  in (queued()).
-  @param run   of those let in, those not waiting for a lock
+  /** More of those let in wait for a lock than run: at most half of them
+  run, and W is at most half of them, coming into force for it (at want,
+  as in update()) if it was out, and from then on grows back to at most
+  half the most that wanted in (queued()).  Repeated while the queue
+  lasts, the cut goes on only as those let in leave.
+  @param open  those let in and not ended
   @param want  connections that want to run read-write transactions */
-  void queue(double run, double want) noexcept
+  void queue(double open, double want) noexcept
   {
     if (m_w <= 0)
     {
@@ -135,7 +136,7 @@ public:
       m_w= m_most= std::max(1.0, std::max(want, m_recent));
     }
     queued();
-    cap(run);
+    cap(open / 2);
   }
 
   /** Nothing holds the history: W grows back to want (and lapses there),
@@ -284,7 +285,7 @@ admission_gate enforces its output.
   as C loses: W <= open C / (r + du/dt)        (Little's law: what commits)
   while more of those let in wait for a lock than run, and more than
       commit in POLL_MIN (L > (r + du/dt) POLL_MIN, r + du/dt measured
-      for TAU_RATE), and x + min(L, (1 - ENGAGE) S) > T: W <= open - L
+      for TAU_RATE), and x + min(L, (1 - ENGAGE) S) > T: W <= open / 2
       (W comes in for it); from then on, while p >= ENGAGE S or C in
       force, W <= Q / 2, Q the most that wanted in since W came in
   C in force while x > ENGAGE T and purge progresses (else none, I = 0);
@@ -312,8 +313,8 @@ trend, would not reach T within TAU; neither lapses before it is back at
 want.  Transactions that wait for a lock join p before
 truncation frees any of it, and while they are most of those let in,
 more than commit within a purge poll (once that is measured), and the
-history with them is over the target, W is at most those that run (it
-comes in for that if out of force), and grows back to at most half the
+history with them is over the target, W is at most half of those let in
+(it comes in for that if out of force), and grows back to at most half the
 most that wanted in since it came in while p is not freed or C is in
 force.  It bounds every
 read-write transaction open, with a ticket or without (ticket_bound()).
@@ -538,12 +539,17 @@ public:
       with them is over the target (they join it before truncation frees
       any; C is in force): one more let in would only join a lock's
       queue, holding an open transaction and a share of the CPUs that
-      purge's parse needs.  W is at most those that run, coming into
-      force for it, and from then on, while an actuator holds the
-      history, grows back to at most half the most that wanted in since
-      it came in.  Not while the history with the waiting is within the
-      target: there W from p answers to p by its own error, and a step to
-      those that run drains what the target does not ask to drain; a
+      purge's parse needs.  W is at most half of those let in (at most
+      half of them run), coming into force for it, and from then on,
+      while an actuator holds the history, grows back to at most half the
+      most that wanted in since it came in.  Half, not those that run:
+      at a queue's peak those are the few rows' holders, and a bound as
+      low commits no faster than one log flush lets a few through;
+      repeated while the queue lasts, the cut goes on as those let in
+      leave, and stops once the queue is no crowd.  Not while the history
+      with the waiting is within the target: there W from p answers to p
+      by its own error, and a cut drains what the target does not ask to
+      drain; a
       load whose own lock waits are most of its connections would be cut
       at each peak of p.  Nor for a queue that what commits clears within
       a purge poll: W, which answers once a poll, keeps nobody out of it,
@@ -555,7 +561,7 @@ public:
       if (double(x) + waits_ahead > double(target) &&
           trend && waits > n_open - waits &&
           double(waits) * 1e6 > std::max(commits, 0.0) * double(POLL_MIN))
-        m_bound.queue(double(n_open - waits), double(want));
+        m_bound.queue(double(n_open), double(want));
       /* the drain frees what waits for truncation: it answers to p and
       what joins p before the drain frees any of it over its share, and
       while W is in force.  What joins p: the transactions
